@@ -1,0 +1,29 @@
+"""The embedded PostgreSQL used when no DATABASE_URL is configured.
+
+A fresh clone has no database server to talk to, so `make run` and `make test` start
+PostgreSQL from the `pgserver` wheel with its data under `var/pgdata`. The server keeps
+running between commands (pgserver finds it again through postmaster.pid), which makes
+every later start instant. Production and CI always set DATABASE_URL instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+EMBEDDED_DATABASE_NAME = "arena"
+
+
+def embedded_database_url(pgdata: Path) -> str:
+    """Start (or find) the embedded server and return a URL for the `arena` database."""
+    import pgserver  # imported lazily: only needed without DATABASE_URL
+
+    # pgserver logs every start and exit at INFO, after test runners close their streams.
+    logging.getLogger("pgserver").setLevel(logging.WARNING)
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    server = pgserver.get_server(pgdata, cleanup_mode=None)
+    exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{EMBEDDED_DATABASE_NAME}';")
+    if "1 row" not in exists:
+        server.psql(f"CREATE DATABASE {EMBEDDED_DATABASE_NAME};")
+    return server.get_uri(EMBEDDED_DATABASE_NAME)

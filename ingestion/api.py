@@ -1,0 +1,84 @@
+"""Submission API: token-authenticated uploads and the caller's own submissions."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FileUploadParser, JSONParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from ingestion.models import Submission
+from ingestion.serializers import (
+    SubmissionCreatedSerializer,
+    SubmissionSerializer,
+    SubmissionUploadSerializer,
+)
+from ingestion.services.submissions import UploadTooLarge, submission_receive
+
+
+class UploadThrottle(ScopedRateThrottle):
+    """Rate-limits uploads per account; reading your submissions is not limited."""
+
+    def allow_request(self, request, view) -> bool:
+        if request.method != "POST":
+            return True
+        return super().allow_request(request, view)
+
+
+class SubmissionListCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser, JSONParser, FileUploadParser]
+    throttle_classes = [UploadThrottle]
+    throttle_scope = "uploads"
+
+    @extend_schema(responses=SubmissionSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        submissions = Submission.objects.owned_by(request.user).select_related("harness")
+        return Response(SubmissionSerializer(submissions, many=True).data)
+
+    @extend_schema(
+        request={"multipart/form-data": SubmissionUploadSerializer, "application/json": dict},
+        responses={
+            202: SubmissionCreatedSerializer,
+            200: SubmissionCreatedSerializer,
+            400: OpenApiResponse(description="no bundle in the request"),
+            413: OpenApiResponse(description="over the upload size limit"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        # A JSON bundle is hashed as the exact bytes sent, so it is read before parsing.
+        if request.content_type.startswith("application/json"):
+            upload, filename = request.body, "bundle.json"
+        else:
+            file = request.FILES.get("file")
+            if file is None:
+                return Response({"detail": "send the bundle as multipart field 'file'"}, status=400)
+            upload, filename = file, file.name
+        try:
+            submission, created = submission_receive(
+                upload=upload, user=request.user, filename=filename
+            )
+        except UploadTooLarge as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        body = {"id": submission.pk, "status": submission.status, "url": _detail_url(submission)}
+        return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+
+
+class SubmissionDetailApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=SubmissionSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        submission = get_object_or_404(Submission.objects.owned_by(request.user), pk=pk)
+        return Response(SubmissionSerializer(submission).data)
+
+
+def _detail_url(submission: Submission) -> str:
+    from django.urls import reverse
+
+    return reverse("api-submission-detail", args=[submission.pk])

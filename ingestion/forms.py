@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django import forms
+
+
+class BundleUploadForm(forms.Form):
+    file = forms.FileField(
+        label="Bundle",
+        help_text="A .tar.gz, .tgz or .zip archive in the arena-bundle/1 format.",
+        widget=forms.ClearableFileInput(attrs={"accept": ".tar.gz,.tgz,.zip,.json"}),
+    )

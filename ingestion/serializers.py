@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from ingestion.models import Submission
+
+
+class BundleErrorSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_blank=True)
+    message = serializers.CharField()
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    runs = serializers.IntegerField(source="runs_count")
+    sessions = serializers.IntegerField(source="sessions_count")
+    errors = BundleErrorSerializer(many=True)
+    harness = serializers.StringRelatedField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id", "status", "sha256", "original_name", "harness", "runs", "sessions",
+            "errors", "error_count", "notes", "created_at", "started_at", "finished_at", "url",
+        ]  # fmt: skip
+
+    def get_url(self, submission: Submission) -> str:
+        return reverse("api-submission-detail", args=[submission.pk])
+
+
+class SubmissionCreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    url = serializers.CharField()
+
+
+class SubmissionUploadSerializer(serializers.Serializer):
+    """Multipart form with one bundle file (`.tar.gz`, `.tgz` or `.zip`)."""
+
+    file = serializers.FileField()

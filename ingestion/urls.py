@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from ingestion import api, views
+
+urlpatterns = [
+    path("submit/", views.submit, name="submit"),
+    path("submissions/<int:pk>/", views.submission_detail, name="submission-detail"),
+    path("api/v1/submissions/", api.SubmissionListCreateApi.as_view(), name="api-submissions"),
+    path(
+        "api/v1/submissions/<int:pk>/",
+        api.SubmissionDetailApi.as_view(),
+        name="api-submission-detail",
+    ),
+]

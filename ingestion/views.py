@@ -1,0 +1,44 @@
+"""Web pages for submitters: the upload form and a submission's status page."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from rest_framework.authtoken.models import Token
+
+from ingestion.forms import BundleUploadForm
+from ingestion.models import Submission
+from ingestion.services.submissions import UploadTooLarge, submission_receive
+
+
+@login_required
+def submit(request: HttpRequest) -> HttpResponse:
+    form = BundleUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            submission, _ = submission_receive(
+                upload=upload, user=request.user, filename=upload.name
+            )
+        except UploadTooLarge as exc:
+            form.add_error("file", str(exc))
+        else:
+            return redirect("submission-detail", pk=submission.pk)
+    token, _ = Token.objects.get_or_create(user=request.user)
+    submissions = Submission.objects.owned_by(request.user).select_related("harness")[:20]
+    context = {"form": form, "token": token, "submissions": submissions}
+    return render(request, "ingestion/submit.html", context)
+
+
+@login_required
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    # Staff can look at any submission; a submitter only at their own (404 otherwise).
+    submissions = Submission.objects.select_related("harness", "uploader")
+    if not request.user.is_staff:
+        submissions = submissions.owned_by(request.user)
+    submission = get_object_or_404(submissions, pk=pk)
+    template = "ingestion/submission_detail.html"
+    if request.htmx:
+        template += "#submission-status"
+    return render(request, template, {"submission": submission})

@@ -1,0 +1,196 @@
+"""Board snapshots (what visitors read) and moderation records (what admins decide).
+
+A recompute writes a complete new snapshot and makes it current in one transaction,
+so readers never see a half-built board and never wait for a recompute.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class BoardState(models.Model):
+    """One row: when the boards were last asked for and last computed.
+
+    Ingests and moderation decisions only bump `requested_at`; the recompute task
+    coalesces a burst of requests into one computation after the burst.
+    """
+
+    requested_at = models.DateTimeField(null=True, blank=True)
+    scheduled = models.BooleanField(default=False)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "board state"
+
+    def __str__(self) -> str:
+        return f"boards requested {self.requested_at}, computed {self.computed_at}"
+
+    @property
+    def is_stale(self) -> bool:
+        if self.requested_at is None:
+            return False
+        return self.computed_at is None or self.computed_at < self.requested_at
+
+    @classmethod
+    def load(cls) -> BoardState:
+        return cls.objects.get_or_create(pk=1)[0]
+
+
+class ConflictDecision(models.Model):
+    """An append-only moderation record for one (harness version, task) pair.
+
+    The latest decision for a pair is its current state: `confirm` excludes the
+    pair's runs even where the data shows no shared person, `dismiss` keeps them even
+    where it does. Runs of the Minimal baseline are never excluded either way.
+    """
+
+    class Decision(models.TextChoices):
+        CONFIRM = "confirm"
+        DISMISS = "dismiss"
+
+    harness = models.ForeignKey(
+        "ingestion.Harness", on_delete=models.CASCADE, related_name="conflict_decisions"
+    )
+    task = models.ForeignKey(
+        "ingestion.Task", on_delete=models.CASCADE, related_name="conflict_decisions"
+    )
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-id"]
+        indexes = [models.Index(fields=["harness", "task", "-decided_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.decision} {self.harness} × {self.task}"
+
+
+class SnapshotQuerySet(models.QuerySet):
+    def current(self) -> BoardSnapshot | None:
+        return self.filter(is_current=True).first()
+
+
+class BoardSnapshot(models.Model):
+    computed_at = models.DateTimeField()
+    is_current = models.BooleanField(default=False)
+    duration_ms = models.PositiveIntegerField(default=0)
+    runs_total = models.PositiveIntegerField(default=0)
+    sessions_total = models.PositiveIntegerField(default=0)
+
+    objects = SnapshotQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-computed_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_current"], condition=Q(is_current=True), name="one_current_snapshot"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"snapshot {self.pk} at {self.computed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class BoardQuerySet(models.QuerySet):
+    def current(self) -> BoardQuerySet:
+        """Boards of the current snapshot, in tab order."""
+        return (
+            self.filter(snapshot__is_current=True).select_related("snapshot").order_by("position")
+        )
+
+
+class Board(models.Model):
+    """One benchmark board inside a snapshot (overall, coding, one per suite version)."""
+
+    snapshot = models.ForeignKey(BoardSnapshot, on_delete=models.CASCADE, related_name="boards")
+    slug = models.SlugField(max_length=120)
+    title = models.CharField(max_length=200)
+    position = models.PositiveSmallIntegerField()
+    entry_count = models.PositiveIntegerField(default=0)
+    task_count = models.PositiveIntegerField(default=0)
+
+    objects = BoardQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["snapshot", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["snapshot", "slug"], name="board_snapshot_slug_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class BoardEntry(models.Model):
+    """One agent (harness version + model) on one board, every figure precomputed.
+
+    Names are copied in so that a board page reads one table, whatever its size.
+    """
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="entries")
+    position = models.PositiveIntegerField(help_text="display order")
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    harness = models.ForeignKey("ingestion.Harness", on_delete=models.CASCADE, related_name="+")
+    model = models.ForeignKey("ingestion.LanguageModel", on_delete=models.CASCADE, related_name="+")
+    harness_name = models.CharField(max_length=100)
+    harness_version = models.CharField(max_length=100)
+    model_name = models.CharField(max_length=200)
+    minimal_baseline = models.BooleanField(default=False)
+    runs = models.PositiveIntegerField()
+    n = models.PositiveIntegerField()
+    passes = models.PositiveIntegerField()
+    pass_rate = models.FloatField(null=True)
+    wilson_low = models.FloatField(null=True)
+    wilson_high = models.FloatField(null=True)
+    infra_errors = models.PositiveIntegerField()
+    infra_error_rate = models.FloatField(null=True)
+    under_review = models.BooleanField(default=False)
+    conflict_excluded = models.PositiveIntegerField()
+    cost_per_success = models.FloatField(null=True)
+    cost_per_success_status = models.CharField(max_length=20)
+    tokens_per_success = models.FloatField(null=True)
+    token_saving_ratio = models.FloatField(null=True)
+    token_saving_awarded = models.BooleanField(default=False)
+    pass_hat_k = models.JSONField(default=dict)
+    partial_score = models.FloatField(null=True)
+    ttft_ms_p50 = models.FloatField(null=True)
+    ttft_ms_p95 = models.FloatField(null=True)
+    duration_s_p50 = models.FloatField(null=True)
+    duration_s_p95 = models.FloatField(null=True)
+    mean_steps = models.FloatField(null=True)
+    mean_tool_calls = models.FloatField(null=True)
+
+    class Meta:
+        ordering = ["board", "position"]
+        verbose_name_plural = "board entries"
+
+    def __str__(self) -> str:
+        return f"{self.harness_name} {self.harness_version} · {self.model_name}"
+
+
+class SignalEntry(models.Model):
+    """One model on the signal board, for one slice (composite or a scenario)."""
+
+    snapshot = models.ForeignKey(
+        BoardSnapshot, on_delete=models.CASCADE, related_name="signal_entries"
+    )
+    scope = models.CharField(max_length=40, help_text="'all' or a scenario")
+    position = models.PositiveIntegerField()
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    model_name = models.CharField(max_length=200)
+    sessions = models.PositiveIntegerField()
+    data = models.JSONField(help_text="every signal with its interval and count")
+
+    class Meta:
+        ordering = ["snapshot", "scope", "position"]
+        verbose_name_plural = "signal entries"
+
+    def __str__(self) -> str:
+        return f"{self.model_name} ({self.scope})"

@@ -1,0 +1,44 @@
+"""Board recomputation, coalesced: a burst of ingests gives one recompute after it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.models import BoardState
+
+
+def recompute_boards_soon() -> None:
+    """Ask for a recompute; schedules the task unless one is already waiting."""
+    BoardState.load()
+    with transaction.atomic():
+        state = BoardState.objects.select_for_update().get(pk=1)
+        state.requested_at = timezone.now()
+        already_scheduled = state.scheduled
+        state.scheduled = True
+        state.save(update_fields=["requested_at", "scheduled"])
+    if not already_scheduled:
+        recompute_boards.apply_async(countdown=settings.ARENA_RECOMPUTE_DEBOUNCE_S)
+
+
+@shared_task(soft_time_limit=900, time_limit=960)
+def recompute_boards() -> str:
+    """Recompute once the requests have been quiet for the debounce interval."""
+    debounce = timedelta(seconds=settings.ARENA_RECOMPUTE_DEBOUNCE_S)
+    with transaction.atomic():
+        state = BoardState.objects.select_for_update().get(pk=1)
+        quiet_for = timezone.now() - (state.requested_at or timezone.now())
+        if debounce and quiet_for < debounce:
+            wait = (debounce - quiet_for).total_seconds()
+            transaction.on_commit(lambda: recompute_boards.apply_async(countdown=wait))
+            return "postponed"
+        state.scheduled = False
+        state.save(update_fields=["scheduled"])
+    from leaderboard.services import boards_recompute
+
+    boards_recompute()
+    return "recomputed"

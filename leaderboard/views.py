@@ -1,0 +1,209 @@
+"""Public pages: boards, agents, runs and the methodology. Thin views: parse, query, render.
+
+Board pages answer htmx requests with only the region that changed (a partial of the
+same template), so sorting and filtering work in place with JavaScript and as plain
+links and forms without it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET
+
+from leaderboard import charts, queries, stats
+from leaderboard.models import Board, BoardEntry
+from leaderboard.queries import COLUMNS, BoardParams
+from leaderboard.serializers import BoardEntrySerializer
+from leaderboard.templatetags.arena import rank_label
+from leaderboard.terms import ATTRIBUTION, DATA_TERMS
+
+BOARD_TEMPLATE = "leaderboard/board.html"
+# The htmx targets a board page can ask for, each a partial of BOARD_TEMPLATE.
+BOARD_PARTIALS = {"board-page", "board-table"}
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """The headline (overall) board."""
+    return _board_page(request, slug=None)
+
+
+@require_GET
+def board(request: HttpRequest, slug: str) -> HttpResponse:
+    return _board_page(request, slug=slug)
+
+
+def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
+    params = BoardParams.from_query(request.GET)
+    boards = queries.current_boards()
+    current = queries.pick_board(boards, slug)
+    if current is None and slug is not None:
+        raise Http404(f"no board {slug!r}")
+    context = {"boards": boards, "board": current, "params": params, **_terms()}
+    if current is not None:
+        context.update(_board_context(current, params))
+    response = render(request, _board_template(request), context)
+    if request.htmx and current is not None:
+        # The form sends every field; the address bar gets the canonical link instead.
+        response["HX-Push-Url"] = reverse("board", args=[current.slug]) + params.querystring()
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))
+    return response
+
+
+def _board_template(request: HttpRequest) -> str:
+    # A history restore after a cache miss asks for the whole page, htmx or not.
+    if not request.htmx or request.htmx.history_restore_request:
+        return BOARD_TEMPLATE
+    target = request.htmx.target if request.htmx.target in BOARD_PARTIALS else "board-table"
+    return f"{BOARD_TEMPLATE}#{target}"
+
+
+def _board_context(current: Board, params: BoardParams) -> dict:
+    table = queries.board_table(current, params)
+    forest = charts.forest_plot(table.entries)
+    cost = charts.cost_vs_pass_rate(table.entries)
+    return {
+        "table": table,
+        "computed_at": current.snapshot.computed_at,
+        "board_url": reverse("board", args=[current.slug]),
+        "sort": queries.sort_headers(params),
+        "columns": COLUMNS,
+        "column_count": _column_count(params),
+        "forest": forest,
+        "cost_chart": cost,
+    }
+
+
+def _column_count(params: BoardParams) -> int:
+    # #, agent, pass rate, n and badges always; latency is two columns.
+    widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2}
+    return 5 + sum(width for column, width in widths.items() if params.shows(column))
+
+
+def _terms() -> dict:
+    return {"data_terms": DATA_TERMS, "attribution": ATTRIBUTION}
+
+
+# ---------------------------------------------------------------------------------
+# Downloads
+
+EXPORT_FIELDS = (
+    "rank", "rank_display", "harness", "harness_version", "model", "minimal_baseline",
+    "runs", "n", "passes", "pass_rate", "wilson_low", "wilson_high", "infra_errors",
+    "infra_error_rate", "under_review", "conflict_excluded", "cost_per_success",
+    "cost_per_success_status", "tokens_per_success", "token_saving_ratio",
+    "token_saving_awarded", "partial_score", "ttft_ms_p50", "ttft_ms_p95",
+    "duration_s_p50", "duration_s_p95", "mean_steps", "mean_tool_calls",
+)  # fmt: skip
+
+
+@require_GET
+def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """The board as CSV or JSON, with the same filters and order as the page."""
+    if fmt not in {"csv", "json"}:
+        raise Http404(f"no export format {fmt!r}")
+    current = queries.pick_board(queries.current_boards(), slug)
+    if current is None:
+        raise Http404(f"no board {slug!r}")
+    table = queries.board_table(current, BoardParams.from_query(request.GET))
+    rows = [_export_row(entry) for entry in table.entries]
+    body, content_type = (_csv(current, rows), "text/csv") if fmt == "csv" else (_json(current, rows), "application/json")
+    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+    stamp = current.snapshot.computed_at.strftime("%Y%m%dT%H%M%SZ")
+    response["Content-Disposition"] = f'attachment; filename="arena-{current.slug}-{stamp}.{fmt}"'
+    return response
+
+
+def _export_row(entry: BoardEntry) -> dict:
+    row = dict(BoardEntrySerializer(entry).data)
+    row["token_saving_ratio"] = entry.token_saving_ratio
+    row["token_saving_awarded"] = entry.token_saving_awarded
+    row["rank_display"] = rank_label(entry)
+    return row
+
+
+def _csv(current: Board, rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    # Leading "#" lines carry the terms; csv readers skip them with comment="#".
+    buffer.write(f"# {ATTRIBUTION} Board: {current.title} ({current.slug}), computed {current.snapshot.computed_at.isoformat()}.\n")
+    buffer.write(f"# {DATA_TERMS}\n")
+    k_columns = [f"pass_hat_{k}" for k in range(1, stats.PASS_K_MAX + 1)]
+    writer = csv.DictWriter(buffer, fieldnames=[*EXPORT_FIELDS, *k_columns], extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        pass_k = {f"pass_hat_{k}": value["value"] for k, value in row["pass_hat_k"].items()}
+        writer.writerow({**row, **pass_k})
+    return buffer.getvalue()
+
+
+def _json(current: Board, rows: list[dict]) -> str:
+    document = {
+        "attribution": ATTRIBUTION,
+        "terms": DATA_TERMS,
+        "slug": current.slug,
+        "title": current.title,
+        "computed_at": current.snapshot.computed_at.isoformat(),
+        "entries": rows,
+    }
+    return json.dumps(document, indent=1)
+
+
+# ---------------------------------------------------------------------------------
+# Agent, run and methodology pages
+
+
+@require_GET
+def agent(request: HttpRequest, harness: str, version: str, model: str) -> HttpResponse:
+    found = queries.find_agent(harness, version, model)
+    if found is None:
+        raise Http404("no such agent")
+    profile = queries.agent_profile(*found)
+    pass_k = profile.pass_k_entry.pass_hat_k if profile.pass_k_entry else None
+    context = {
+        "profile": profile,
+        "pass_k_figure": charts.pass_k_curve(pass_k) if pass_k else None,
+        "computed_at": queries.current_computed_at(),
+        **_terms(),
+    }
+    return render(request, "leaderboard/agent.html", context)
+
+
+@require_GET
+def run(request: HttpRequest, pk: int) -> HttpResponse:
+    found = queries.run_for_page(pk)
+    if found is None:
+        raise Http404("no such run")
+    context = {
+        "run": found,
+        "conflict_excluded": queries.run_is_conflict_excluded(found),
+        "turns": queries.trajectory_turns(found.trajectory),
+        "verifier": queries.verifier_facts(found.verifier),
+        "computed_at": queries.current_computed_at(),
+        **_terms(),
+    }
+    return render(request, "leaderboard/run.html", context)
+
+
+@require_GET
+def methodology(request: HttpRequest) -> HttpResponse:
+    example_low, example_high = stats.wilson_interval(7, 9)
+    context = {
+        "suites": queries.official_suites(),
+        "coding_categories": queries.coding_categories(),
+        "z": stats.Z,
+        "under_review_rate": stats.UNDER_REVIEW_INFRA_RATE,
+        "token_saving_ratio": stats.TOKEN_SAVING_RATIO,
+        "pass_k_max": stats.PASS_K_MAX,
+        "min_ranked_sessions": stats.MIN_RANKED_SESSIONS,
+        "example": {"low": example_low, "high": example_high, "pass_rate": 7 / 9, "infra_rate": 2 / 12},
+        "computed_at": queries.current_computed_at(),
+        **_terms(),
+    }
+    return render(request, "leaderboard/methodology.html", context)

@@ -1,0 +1,71 @@
+"""Small builders for bundles and runs, so each test states only what matters to it."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+from tests.conftest import BUNDLES_DIR
+
+EXAMPLE_RUN_BUNDLES = sorted(BUNDLES_DIR.glob("runs-*.tar.gz"))
+EXAMPLE_SESSIONS_BUNDLE = BUNDLES_DIR / "sessions.tar.gz"
+
+
+def harness_manifest(name: str = "TestHarness", version: str = "1.0.0", **harness) -> dict:
+    return {
+        "format": "arena-bundle/1",
+        "harness": {"name": name, "version": version, "contributors": [], **harness},
+        "created_at": "2026-11-01T00:00:00+00:00",
+    }
+
+
+def run_line(run_id: str = "r-1", **fields) -> dict:
+    run = {
+        "run_id": run_id,
+        "suite": "terminal-bench",
+        "suite_version": "4.0.0",
+        "task_id": "fix-git",
+        "model": "frontier-large",
+        "trial": 1,
+        "outcome": "pass",
+        "infra_error": None,
+        "cost_usd": 0.01,
+        "tokens": {"input": 1000, "output": 100},
+        "steps": 10,
+        "tool_calls": 12,
+        "ttft_ms": 500,
+        "started_at": "2026-11-01T10:00:00+00:00",
+        "finished_at": "2026-11-01T10:01:00+00:00",
+    }
+    run.update(fields)
+    return run
+
+
+def tar_gz_bundle(
+    manifest: dict | None,
+    runs: list[dict] | None = None,
+    sessions: list[dict] | None = None,
+    extra_files: dict[str, bytes] | None = None,
+) -> bytes:
+    """A .tar.gz bundle in memory from Python objects."""
+    files: dict[str, bytes] = {}
+    if manifest is not None:
+        files["manifest.json"] = json.dumps(manifest).encode()
+    if runs is not None:
+        files["runs.jsonl"] = "".join(json.dumps(r) + "\n" for r in runs).encode()
+    if sessions is not None:
+        files["sessions.jsonl"] = "".join(json.dumps(s) + "\n" for s in sessions).encode()
+    files.update(extra_files or {})
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+def example_bytes(path: Path) -> bytes:
+    return path.read_bytes()

@@ -1,0 +1,86 @@
+"""Shared fixtures: personas, the loaded registry, and bundle paths.
+
+Every test that touches the database runs against PostgreSQL (DATABASE_URL, or the
+embedded server under var/). Celery runs eagerly here unless a test starts a worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from arena.celery import app as celery_app
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+BUNDLES_DIR = DATA_DIR / "bundles"
+INVALID_DIR = DATA_DIR / "invalid"
+
+
+@pytest.fixture(autouse=True)
+def eager_celery(settings, tmp_path):
+    """Tasks run in-process and uploads go to a per-test folder."""
+    settings.ARENA_UPLOAD_DIR = tmp_path / "uploads"
+    settings.ARENA_RECOMPUTE_DEBOUNCE_S = 0
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def registry(db):
+    from ingestion.services.registry import DEFAULT_REGISTRY_PATH, registry_load, registry_read
+
+    return registry_load(data=registry_read(DEFAULT_REGISTRY_PATH))
+
+
+def make_user(username: str, **extra):
+    return get_user_model().objects.create_user(
+        username=username, password="pw-" + username, **extra
+    )
+
+
+@pytest.fixture
+def submitter(db):
+    return make_user("submitter")
+
+
+@pytest.fixture
+def other_submitter(db):
+    return make_user("other")
+
+
+@pytest.fixture
+def staff(db):
+    return make_user("staff", is_staff=True)
+
+
+@pytest.fixture
+def moderator(db):
+    from django.contrib.auth.models import Group
+
+    user = make_user("moderator", is_staff=True)
+    group, _ = Group.objects.get_or_create(name="moderator")
+    user.groups.add(group)
+    return user
+
+
+def token_client(user) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def submitter_api(submitter) -> APIClient:
+    return token_client(submitter)
+
+
+@pytest.fixture
+def staff_api(staff) -> APIClient:
+    return token_client(staff)

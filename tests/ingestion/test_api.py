@@ -1,0 +1,130 @@
+"""The submission API: token auth, ownership, idempotency, rate limits, rejections."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rest_framework.test import APIClient
+
+from ingestion.models import Run, Submission
+from tests.builders import EXAMPLE_RUN_BUNDLES, harness_manifest, run_line, tar_gz_bundle
+from tests.conftest import token_client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUILL = next(p for p in EXAMPLE_RUN_BUNDLES if "quill" in p.name)
+
+
+def upload(client: APIClient, content: bytes, name: str = "bundle.tar.gz"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return client.post(
+        "/api/v1/submissions/", {"file": SimpleUploadedFile(name, content)}, format="multipart"
+    )
+
+
+def test_it_ingests_a_multipart_upload_and_reports_counts(registry, submitter_api):
+    response = upload(submitter_api, QUILL.read_bytes(), QUILL.name)
+    assert response.status_code == 202
+    body = response.json()
+    assert set(body) >= {"id", "status", "url"}
+    detail = submitter_api.get(body["url"]).json()
+    assert detail["status"] == "ingested"
+    assert (detail["runs"], detail["sessions"], detail["errors"]) == (300, 0, [])
+    assert len(detail["sha256"]) == 64
+    assert Run.objects.filter(submission_id=body["id"]).count() == 300
+
+
+def test_it_returns_the_existing_submission_for_the_same_bytes(registry, submitter_api):
+    first = upload(submitter_api, QUILL.read_bytes())
+    again = upload(submitter_api, QUILL.read_bytes())
+    assert (first.status_code, again.status_code) == (202, 200)
+    assert again.json()["id"] == first.json()["id"]
+    assert Submission.objects.count() == 1
+    assert Run.objects.count() == 300
+
+
+def test_it_accepts_a_json_bundle_body(registry, submitter_api):
+    bundle = {"manifest": harness_manifest(), "runs": [run_line("a"), run_line("b", trial=2)]}
+    response = submitter_api.post(
+        "/api/v1/submissions/", data=json.dumps(bundle), content_type="application/json"
+    )
+    assert response.status_code == 202
+    detail = submitter_api.get(response.json()["url"]).json()
+    assert (detail["status"], detail["runs"]) == ("ingested", 2)
+
+
+def test_it_lists_errors_of_a_rejected_bundle_without_a_500(registry, submitter_api):
+    bad = tar_gz_bundle(harness_manifest(), [run_line("a", outcome="maybe")])
+    response = upload(submitter_api, bad)
+    assert response.status_code == 202
+    detail = submitter_api.get(response.json()["url"]).json()
+    assert detail["status"] == "rejected"
+    assert detail["errors"][0]["file"] == "runs.jsonl"
+    assert detail["errors"][0]["line"] == 1
+    assert detail["errors"][0]["field"] == "outcome"
+    assert Run.objects.count() == 0
+
+
+def test_it_requires_a_token(registry):
+    anonymous = APIClient()
+    assert anonymous.get("/api/v1/submissions/").status_code == 401
+    assert upload(anonymous, QUILL.read_bytes()).status_code == 401
+    bad = APIClient()
+    bad.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert bad.get("/api/v1/submissions/").status_code == 401
+    assert Submission.objects.count() == 0
+
+
+def test_it_hides_other_accounts_submissions(registry, submitter_api, other_submitter):
+    mine = upload(submitter_api, QUILL.read_bytes()).json()
+    other_api = token_client(other_submitter)
+    assert other_api.get(f"/api/v1/submissions/{mine['id']}/").status_code == 404
+    assert other_api.get("/api/v1/submissions/").json() == []
+    assert [s["id"] for s in submitter_api.get("/api/v1/submissions/").json()] == [mine["id"]]
+
+
+def test_it_rate_limits_uploads_per_account(registry, submitter_api, other_submitter, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"uploads": "2/hour"},
+    }
+    from rest_framework.settings import api_settings
+    from rest_framework.throttling import ScopedRateThrottle
+
+    ScopedRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+    try:
+        bundles = [
+            tar_gz_bundle(harness_manifest(version=f"0.{i}"), [run_line()]) for i in range(3)
+        ]
+        codes = [upload(submitter_api, b).status_code for b in bundles]
+        assert codes == [202, 202, 429]
+        assert upload(token_client(other_submitter), bundles[2]).status_code == 202
+        assert submitter_api.get("/api/v1/submissions/").status_code == 200
+    finally:
+        cache.clear()
+
+
+def test_it_refuses_an_upload_over_the_size_limit(registry, submitter_api, settings):
+    settings.ARENA_MAX_UPLOAD_BYTES = 1000
+    response = upload(submitter_api, b"x" * 2000)
+    assert response.status_code == 413
+    assert "1,000 bytes" in response.json()["detail"]
+    assert Submission.objects.count() == 0
+    assert (
+        not any(settings.ARENA_UPLOAD_DIR.glob("*")) if settings.ARENA_UPLOAD_DIR.exists() else True
+    )
+
+
+def test_it_lets_only_staff_submit_the_minimal_baseline(registry, submitter_api, staff_api):
+    minimal = tar_gz_bundle(harness_manifest("Minimal", minimal_baseline=True), [run_line()])
+    refused = submitter_api.get(upload(submitter_api, minimal).json()["url"]).json()
+    assert refused["status"] == "rejected"
+    assert "staff" in refused["errors"][0]["message"]
+    other_bytes = tar_gz_bundle(harness_manifest("Minimal", minimal_baseline=True), [run_line("x")])
+    accepted = staff_api.get(upload(staff_api, other_bytes).json()["url"]).json()
+    assert accepted["status"] == "ingested"

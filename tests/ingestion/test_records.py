@@ -1,0 +1,775 @@
+"""Record validation (ingestion/records.py): every rule of bundle-format.md, one by one.
+
+Pure: no Django, no database. Each test builds the records it needs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import pytest
+
+from ingestion.records import (
+    MAX_REPORTED_ERRORS,
+    UNSET,
+    BundleError,
+    BundleRejected,
+    ErrorCollector,
+    RunRecord,
+    RunValidator,
+    SessionRecord,
+    SessionValidator,
+    parse_manifest,
+    validate_trajectory,
+)
+
+TASKS = {("terminal-bench", "4.0.0", "fix-git"): 7, ("terminal-bench", "4.0.0", "regex-log"): 8}
+
+
+def lookup(suite: str, version: str, task_id: str) -> int | None:
+    return TASKS.get((suite, version, task_id))
+
+
+def a_run(**fields: Any) -> dict[str, Any]:
+    run = {
+        "run_id": "oh-tb-fix-git-1",
+        "suite": "terminal-bench",
+        "suite_version": "4.0.0",
+        "task_id": "fix-git",
+        "model": "frontier-large",
+        "trial": 1,
+        "outcome": "pass",
+        "infra_error": None,
+        "cost_usd": 0.0123,
+        "tokens": {"input": 48211, "output": 5120},
+        "steps": 31,
+        "tool_calls": 36,
+        "ttft_ms": 640,
+        "started_at": "2026-11-01T10:00:00+00:00",
+        "finished_at": "2026-11-01T10:04:10+00:00",
+        "checkpoints": {"passed": 3, "total": 5},
+        "verifier": {"name": "tb-verifier", "version": "4.0.0", "log_sha256": "ab12"},
+        "trajectory": None,
+    }
+    run.update(fields)
+    return {k: v for k, v in run.items() if v is not DROP}
+
+
+def a_session(**fields: Any) -> dict[str, Any]:
+    session = {
+        "session_id": "s-000123",
+        "model": "frontier-large",
+        "scenario": "software_development",
+        "user": "u0042",
+        "confirmation": "yes",
+        "toolset": [{"name": "bash", "kind": "shell", "parameters": {"type": "object"}}, {"name": "read_file"}],
+        "turns": [
+            {"role": "user", "text": "Set up the project and run the tests."},
+            {
+                "role": "assistant",
+                "text": "Running them.",
+                "tool_calls": [{"tool": "bash", "arguments": {"command": "pytest -q"}, "exit_code": 1}],
+            },
+            {"role": "user", "text": "No, use the py311 environment.", "label": "correction"},
+            {"role": "tool", "text": "ok"},
+            {"role": "user", "text": "Great, thanks!", "label": None},
+        ],
+    }
+    session.update(fields)
+    return {k: v for k, v in session.items() if v is not DROP}
+
+
+DROP: Any = object()  # a_run(field=DROP) leaves the field out
+
+
+def encode(obj: Any) -> bytes:
+    # allow_nan: Python's json writes NaN/Infinity as bare tokens, as submitters' tools do
+    return json.dumps(obj, allow_nan=True).encode()
+
+
+def check_runs(*runs: dict[str, Any] | bytes, exists: frozenset[str] = frozenset()):
+    """Validate lines 1..n; returns (records, errors)."""
+    errors = ErrorCollector()
+    validator = RunValidator(errors, lookup, trajectory_exists=exists.__contains__)
+    records = [
+        validator.from_json(i, r if isinstance(r, bytes) else encode(r)) for i, r in enumerate(runs, 1)
+    ]
+    return records, errors.errors
+
+
+def run_errors(**fields: Any) -> list[tuple[str, str]]:
+    records, errors = check_runs(a_run(**fields))
+    assert (records[0] is None) == bool(errors), "a record is yielded exactly when it has no error"
+    return [(e.field, e.message) for e in errors]
+
+
+def assert_one_error(errors: list[tuple[str, str]], field: str, *words: str) -> None:
+    assert len(errors) == 1, errors
+    assert errors[0][0] == field, errors
+    for word in words:
+        assert word in errors[0][1], errors
+
+
+# ---------------------------------------------------------------------- valid runs
+
+
+def test_it_accepts_the_example_run_of_the_format():
+    (record,), errors = check_runs(a_run())
+    assert errors == []
+    assert isinstance(record, RunRecord)
+    assert record.run_id == "oh-tb-fix-git-1"
+    assert record.tokens.input == 48211 and record.tokens.output == 5120 and record.tokens.cached is None
+    assert record.started_at == datetime(2026, 11, 1, 10, tzinfo=UTC)
+    assert record.checkpoints.passed == 3 and record.checkpoints.total == 5
+    assert record.verifier == {"name": "tb-verifier", "version": "4.0.0", "log_sha256": "ab12"}
+    assert (record.line, record.task_pk, record.extra) == (1, 7, {})
+
+
+def test_it_accepts_a_run_with_only_the_required_fields():
+    required = {k: a_run()[k] for k in ("run_id", "suite", "suite_version", "task_id", "model", "trial", "outcome")}
+    (record,), errors = check_runs(required)
+    assert errors == []
+    assert record.cost_usd is None and record.tokens is None and record.trajectory is None
+
+
+def test_it_keeps_unknown_fields_in_extra_and_never_complains():
+    (record,), errors = check_runs(a_run(harness_url="https://x", nested={"a": [1, 2]}))
+    assert errors == []
+    assert record.extra == {"harness_url": "https://x", "nested": {"a": [1, 2]}}
+    assert type(record) is RunRecord
+    assert not hasattr(record, "harness_url")
+
+
+def test_it_does_not_let_a_json_key_set_the_record_attributes():
+    (record,), errors = check_runs(a_run(line=99, task_pk=1, extra="x"))
+    assert errors == []
+    assert (record.line, record.task_pk) == (1, 7)
+    assert record.extra == {"line": 99, "task_pk": 1, "extra": "x"}
+
+
+# ------------------------------------------------------------------------- run_id
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (DROP, ["is required"]),
+        ("", ["must not be empty"]),
+        ("x" * 201, ["at most 200 characters", "got 201"]),
+        ("has space", ["letters, digits and . _ : / -"]),
+        ("café", ["letters, digits"]),
+        ("a#b", ["letters, digits"]),
+        (12, ["must be a string", "not an integer"]),
+    ],
+)
+def test_it_rejects_a_bad_run_id(value, words):
+    assert_one_error(run_errors(run_id=value), "run_id", *words)
+
+
+def test_it_accepts_a_run_id_of_200_chars_from_the_whole_charset():
+    run_id = ("Az09._:/-" * 30)[:200]
+    assert run_errors(run_id=run_id) == []
+
+
+def test_it_rejects_a_duplicate_run_id():
+    records, errors = check_runs(a_run(), a_run(trial=2))
+    assert records[1] is None
+    assert [(e.line, e.field) for e in errors] == [(2, "run_id")]
+    assert "duplicate run_id 'oh-tb-fix-git-1'" in errors[0].message
+
+
+# ------------------------------------------------------------------ task and model
+
+
+@pytest.mark.parametrize("field", ["suite", "suite_version", "task_id", "model"])
+def test_it_requires_the_task_fields_and_the_model(field):
+    assert_one_error(run_errors(**{field: DROP}), field, "is required")
+
+
+def test_it_rejects_a_task_not_in_the_registry():
+    assert_one_error(
+        run_errors(task_id="foo"),
+        "task_id",
+        "task terminal-bench 4.0.0/foo is not in the registry or not approved",
+    )
+
+
+def test_it_asks_the_registry_once_per_distinct_task():
+    calls = []
+
+    def counting(*key):
+        calls.append(key)
+        return lookup(*key)
+
+    validator = RunValidator(ErrorCollector(), counting)
+    for trial in range(1, 6):
+        validator.from_json(trial, encode(a_run(run_id=f"a{trial}", trial=trial)))
+        validator.from_json(trial, encode(a_run(run_id=f"b{trial}", trial=trial, task_id="regex-log")))
+        validator.from_json(trial, encode(a_run(run_id=f"c{trial}", trial=trial, task_id="nope")))
+    assert sorted(calls) == sorted({c for c in calls}) and len(calls) == 3
+
+
+def test_it_rejects_a_model_over_200_chars():
+    assert_one_error(run_errors(model="m" * 201), "model", "at most 200 characters")
+
+
+# -------------------------------------------------------------------------- trial
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (0, ["integer ≥ 1", "got 0"]),
+        (-1, ["integer ≥ 1"]),
+        ("1", ["must be an integer", "not a string"]),
+        (True, ["must be an integer", "not a boolean"]),
+        (1.5, ["must be an integer", "not a number"]),
+        (DROP, ["is required"]),
+    ],
+)
+def test_it_rejects_a_bad_trial(value, words):
+    assert_one_error(run_errors(trial=value), "trial", *words)
+
+
+def test_it_rejects_the_same_task_model_and_trial_twice():
+    records, errors = check_runs(a_run(run_id="a"), a_run(run_id="b"))
+    assert records[1] is None
+    assert [(e.line, e.field) for e in errors] == [(2, "trial")]
+    assert "terminal-bench 4.0.0/fix-git" in errors[0].message
+
+
+def test_it_accepts_the_same_task_with_another_trial_or_model():
+    records, errors = check_runs(
+        a_run(run_id="a"), a_run(run_id="b", trial=2), a_run(run_id="c", model="other")
+    )
+    assert errors == [] and all(records)
+
+
+# ------------------------------------------------------------ outcome, infra_error
+
+
+@pytest.mark.parametrize("outcome", ["pass", "fail"])
+def test_it_accepts_pass_and_fail(outcome):
+    assert run_errors(outcome=outcome) == []
+
+
+@pytest.mark.parametrize("value", ["passed", "PASS", "", None, 1])
+def test_it_rejects_an_outcome_outside_the_enum(value):
+    errors = run_errors(outcome=value)
+    assert len(errors) == 1 and errors[0][0] == "outcome"
+
+
+def test_it_names_the_allowed_outcomes():
+    assert_one_error(run_errors(outcome="passed"), "outcome", "pass, fail, infra_error", '"passed"')
+
+
+@pytest.mark.parametrize("kind", ["timeout", "network", "provider_crash", "other"])
+def test_it_accepts_each_infra_error_kind(kind):
+    assert run_errors(outcome="infra_error", infra_error=kind) == []
+
+
+def test_it_requires_the_infra_error_kind_when_outcome_is_infra_error():
+    assert_one_error(run_errors(outcome="infra_error", infra_error=None), "infra_error", "is required")
+    assert_one_error(run_errors(outcome="infra_error", infra_error=DROP), "infra_error", "is required")
+
+
+def test_it_rejects_an_infra_error_kind_on_a_pass_or_fail():
+    assert_one_error(run_errors(infra_error="timeout"), "infra_error", "must be null when outcome is pass")
+    assert_one_error(run_errors(outcome="fail", infra_error="other"), "infra_error", "outcome is fail")
+
+
+def test_it_rejects_an_unknown_infra_error_kind():
+    assert_one_error(run_errors(outcome="infra_error", infra_error="oom"), "infra_error", "timeout, network")
+
+
+# ------------------------------------------------------------------------ cost_usd
+
+
+@pytest.mark.parametrize("value", [None, 0, 0.0, 12, 1e-9, DROP])
+def test_it_accepts_a_null_or_finite_non_negative_cost(value):
+    assert run_errors(cost_usd=value) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (-1, ["number ≥ 0", "got -1"]),
+        (-0.01, ["number ≥ 0"]),
+        (math.nan, ["must be a finite number"]),
+        (math.inf, ["must be a finite number"]),
+        (-math.inf, ["must be a finite number"]),
+        ("0.1", ["must be a number or null", 'not a string ("0.1")']),
+        (True, ["not a boolean"]),
+    ],
+)
+def test_it_rejects_a_bad_cost(value, words):
+    assert_one_error(run_errors(cost_usd=value), "cost_usd", *words)
+
+
+def test_it_names_the_field_of_a_number_too_large_for_a_float():
+    line = encode(a_run()).replace(b'"cost_usd": 0.0123', b'"cost_usd": 1e400')
+    _, errors = check_runs(line)
+    assert [(e.field, e.message) for e in errors] == [("cost_usd", "must be a finite number")]
+
+
+def test_it_names_a_nan_hidden_in_a_nested_or_unknown_field():
+    _, errors = check_runs(a_run(tokens={"input": math.nan, "output": 1}, score=math.inf))
+    assert sorted(e.field for e in errors) == ["score", "tokens.input"]
+    assert {e.message for e in errors} == {"must be a finite number"}
+
+
+# -------------------------------------------------------------------------- tokens
+
+
+@pytest.mark.parametrize(
+    "value", [None, DROP, {"input": 0, "output": 0}, {"input": 1, "output": 2, "cached": 3}]
+)
+def test_it_accepts_null_or_well_formed_tokens(value):
+    assert run_errors(tokens=value) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "field", "words"),
+    [
+        ({"input": "10", "output": 5}, "tokens.input", ["must be an integer", "not a string"]),
+        ({"input": 10, "output": -5}, "tokens.output", ["integer ≥ 0"]),
+        ({"input": 10, "output": 5, "cached": -1}, "tokens.cached", ["integer ≥ 0"]),
+        ({"input": 10, "output": 5, "cached": "1"}, "tokens.cached", ["not a string"]),
+        ({"input": True, "output": 5}, "tokens.input", ["not a boolean"]),
+        ({"input": 1.5, "output": 5}, "tokens.input", ["not a number"]),
+        ({"input": 10}, "tokens.output", ["is required"]),
+        ([10, 5], "tokens", ["must be an object or null", "not an array"]),
+        (15, "tokens", ["must be an object or null"]),
+    ],
+)
+def test_it_rejects_bad_tokens(value, field, words):
+    assert_one_error(run_errors(tokens=value), field, *words)
+
+
+# ----------------------------------------------------------- steps, tool_calls, ttft
+
+
+@pytest.mark.parametrize("field", ["steps", "tool_calls", "ttft_ms"])
+@pytest.mark.parametrize("value", [None, DROP, 0, 10_000])
+def test_it_accepts_null_or_non_negative_counts(field, value):
+    assert run_errors(**{field: value}) == []
+
+
+@pytest.mark.parametrize("field", ["steps", "tool_calls", "ttft_ms"])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [(-1, ["integer ≥ 0"]), (1.5, ["not a number"]), ("3", ["not a string"]), (False, ["not a boolean"])],
+)
+def test_it_rejects_bad_counts(field, value, words):
+    assert_one_error(run_errors(**{field: value}), field, *words)
+
+
+# ----------------------------------------------------------------------- timestamps
+
+
+@pytest.mark.parametrize(
+    ("started", "finished"),
+    [
+        (None, None),
+        (DROP, DROP),
+        ("2026-11-01T10:00:00Z", "2026-11-01T10:00:00Z"),
+        ("2026-11-01T10:00:00+02:00", "2026-11-01T08:30:00.5+00:00"),  # same instant order
+        ("2026-11-01T10:00:00+00:00", None),
+    ],
+)
+def test_it_accepts_timestamps_with_offsets_in_order(started, finished):
+    assert run_errors(started_at=started, finished_at=finished) == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("started_at", "2026-11-01T10:00:00", ["must include a UTC offset"]),
+        ("finished_at", "2026-11-01 10:04", ["ISO 8601"]),
+        ("started_at", "yesterday", ["ISO 8601", '"yesterday"']),
+        ("finished_at", 1767225600, ["date-time string or null", "not an integer"]),
+    ],
+)
+def test_it_rejects_timestamps_without_offset_or_not_iso(field, value, words):
+    assert_one_error(run_errors(**{field: value}), field, *words)
+
+
+def test_it_rejects_finished_before_started_even_across_offsets():
+    errors = run_errors(started_at="2026-11-01T10:00:00+00:00", finished_at="2026-11-01T11:59:00+02:00")
+    assert_one_error(errors, "finished_at", "is before started_at")
+
+
+# ---------------------------------------------------------------------- checkpoints
+
+
+@pytest.mark.parametrize("value", [None, DROP, {"passed": 0, "total": 1}, {"passed": 5, "total": 5}])
+def test_it_accepts_null_or_consistent_checkpoints(value):
+    assert run_errors(checkpoints=value) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "field", "words"),
+    [
+        ({"passed": 6, "total": 5}, "checkpoints.passed", ["≤ checkpoints.total", "6 > 5"]),
+        ({"passed": 0, "total": 0}, "checkpoints.total", ["integer ≥ 1"]),
+        ({"passed": -1, "total": 5}, "checkpoints.passed", ["integer ≥ 0"]),
+        ({"passed": 1}, "checkpoints.total", ["is required"]),
+        ({"passed": "1", "total": 2}, "checkpoints.passed", ["not a string"]),
+    ],
+)
+def test_it_rejects_bad_checkpoints(value, field, words):
+    assert_one_error(run_errors(checkpoints=value), field, *words)
+
+
+# ------------------------------------------------------------------ verifier, trajectory
+
+
+def test_it_rejects_a_verifier_that_is_not_an_object():
+    assert_one_error(run_errors(verifier="tb"), "verifier", "null or an object")
+
+
+def test_it_accepts_a_trajectory_path_present_in_the_bundle():
+    path = "trajectories/oh-tb-fix-git-1.json"
+    (record,), errors = check_runs(a_run(trajectory=path), exists=frozenset({path}))
+    assert errors == [] and record.trajectory == path
+
+
+def test_it_rejects_a_trajectory_path_missing_from_the_bundle():
+    assert_one_error(
+        run_errors(trajectory="trajectories/nope.json"), "trajectory", "trajectories/nope.json is not in the bundle"
+    )
+
+
+@pytest.mark.parametrize(
+    "path", ["runs.jsonl", "manifest.json", "trajectories/../runs.jsonl", "/etc/passwd", "trajectories/x.txt"]
+)
+def test_it_rejects_a_trajectory_path_outside_the_trajectories_folder(path):
+    _, errors = check_runs(a_run(trajectory=path), exists=frozenset({path, "runs.jsonl"}))
+    assert [(e.field, "trajectories/<name>.json" in e.message) for e in errors] == [("trajectory", True)]
+
+
+def test_it_accepts_an_inline_trajectory_and_keeps_its_unknown_keys():
+    steps = [
+        {"role": "user", "text": "fix it", "timestamp": 1},
+        {"role": "assistant", "text": "ok", "tool_calls": [{"tool": "bash", "arguments": {"c": "ls"}}]},
+        {"role": "tool", "text": "a b"},
+    ]
+    (record,), errors = check_runs(a_run(trajectory=steps))
+    assert errors == [] and record.trajectory == steps
+
+
+@pytest.mark.parametrize(
+    ("steps", "field", "words"),
+    [
+        ([{"role": "bot"}], "trajectory[0].role", ["user, assistant, tool"]),
+        ([{"text": "x"}], "trajectory[0].role", ["is required"]),
+        ([{"role": "assistant", "label": "praise"}], "trajectory[0].label", ["only user turns"]),
+        ([1], "trajectory[0]", ["must be an object"]),
+        ({"role": "user"}, "trajectory", ["a path inside the bundle or a list of turns"]),
+    ],
+)
+def test_it_rejects_a_malformed_inline_trajectory(steps, field, words):
+    assert_one_error(run_errors(trajectory=steps), field, *words)
+
+
+# --------------------------------------------------------- lines that are not records
+
+
+def test_it_reports_a_line_that_is_not_json_with_its_line_number():
+    records, errors = check_runs(a_run(), b"{oops")
+    assert records[0] is not None and records[1] is None
+    assert (errors[0].file, errors[0].line, errors[0].field) == ("runs.jsonl", 2, "")
+    assert errors[0].message.startswith("is not valid JSON")
+
+
+def test_it_reports_a_line_that_is_not_utf8():
+    _, errors = check_runs(b'{"run_id": "r\xff"}')
+    assert [(e.line, e.message) for e in errors] == [(1, "is not valid UTF-8 (byte 0xff at column 14)")]
+
+
+def test_it_reports_invalid_utf8_hidden_in_an_unknown_field():
+    line = encode(a_run()).replace(b'"trajectory": null', b'"note": "\xc3\x28"')
+    _, errors = check_runs(line)
+    assert [e.message.startswith("is not valid UTF-8") for e in errors] == [True]
+
+
+@pytest.mark.parametrize(("line", "kind"), [(b"[1, 2]", "an array"), (b'"x"', "a string"), (b"null", "null")])
+def test_it_reports_a_line_that_is_not_an_object(line, kind):
+    _, errors = check_runs(line)
+    assert [e.message for e in errors] == [f"must be a JSON object, not {kind}"]
+
+
+@pytest.mark.parametrize("line", [b"", b"   ", b"\r", b"\t \r"])
+def test_it_ignores_blank_lines(line):
+    records, errors = check_runs(line)
+    assert records == [None] and errors == []
+
+
+def test_it_reports_every_problem_of_a_line_not_just_the_first():
+    errors = run_errors(
+        run_id="bad id", trial=0, outcome="infra_error", cost_usd=-1, tokens={"input": "1", "output": 1},
+        started_at="2026-11-01T10:00:00+00:00", finished_at="2026-11-01T09:00:00+00:00", task_id="nope",
+    )  # fmt: skip
+    assert sorted(field for field, _ in errors) == sorted(
+        ["run_id", "trial", "infra_error", "cost_usd", "tokens.input", "finished_at", "task_id"]
+    )
+
+
+def test_it_gives_each_error_the_file_line_and_dotted_field():
+    validator = RunValidator(errors := ErrorCollector(), lookup, file="runs.jsonl")
+    validator.from_json(41, encode(a_run(tokens={"input": -1, "output": 0})))
+    (error,) = errors.errors
+    assert (error.file, error.line, error.field) == ("runs.jsonl", 41, "tokens.input")
+    assert str(error) == "runs.jsonl:41: tokens.input: must be an integer ≥ 0, got -1"
+
+
+MUTATIONS: list[dict[str, Any]] = [
+    {},
+    {"extra_key": {"x": 1}},
+    {"run_id": "a b"},
+    {"trial": "2"},
+    {"outcome": "infra_error"},
+    {"infra_error": "network"},
+    {"cost_usd": math.nan},
+    {"tokens": {"input": 1}},
+    {"started_at": "2026-11-01T10:00:00"},
+    {"checkpoints": {"passed": 9, "total": 1}},
+    {"task_id": "nope"},
+    {"trajectory": [{"role": "assistant", "label": "praise"}]},
+    {"trajectory": "trajectories/x.json"},
+    {"verifier": [1]},
+    {"model": DROP},
+]
+
+
+@pytest.mark.parametrize("change", MUTATIONS)
+def test_it_gives_the_same_verdict_on_the_fast_and_the_slow_path(change):
+    """from_json (a typed decode, then diagnosis) and from_object (a document parsed
+    by the stdlib) must agree on what is valid and on every message."""
+    run = a_run(**change)
+    fast_errors, slow_errors = ErrorCollector(), ErrorCollector()
+    fast = RunValidator(fast_errors, lookup).from_json(1, encode(run))
+    slow = RunValidator(slow_errors, lookup).from_object(1, json.loads(encode(run)))
+    assert [str(e) for e in fast_errors] == [str(e) for e in slow_errors]
+    assert (fast is None) == (slow is None)
+    if fast is not None:
+        assert fast == slow and fast.extra == slow.extra and fast.task_pk == slow.task_pk
+
+
+# ------------------------------------------------------------------------ sessions
+
+
+def check_sessions(*sessions: dict[str, Any] | bytes):
+    errors = ErrorCollector()
+    validator = SessionValidator(errors)
+    records = [
+        validator.from_json(i, s if isinstance(s, bytes) else encode(s)) for i, s in enumerate(sessions, 1)
+    ]
+    return records, errors.errors
+
+
+def session_errors(**fields: Any) -> list[tuple[str, str]]:
+    records, errors = check_sessions(a_session(**fields))
+    assert (records[0] is None) == bool(errors)
+    return [(e.field, e.message) for e in errors]
+
+
+def test_it_accepts_the_example_session_of_the_format():
+    (record,), errors = check_sessions(a_session(origin="web"))
+    assert errors == []
+    assert isinstance(record, SessionRecord)
+    assert (record.session_id, record.scenario, record.user, record.confirmation) == (
+        "s-000123", "software_development", "u0042", "yes",
+    )  # fmt: skip
+    assert record.toolset[0].name == "bash" and record.toolset[0].kind == "shell"
+    assert record.turns[1].tool_calls[0].arguments == {"command": "pytest -q"}
+    assert record.turns[1].tool_calls[0].exit_code == 1
+    assert (record.line, record.extra) == (1, {"origin": "web"})
+
+
+def test_it_tells_an_absent_label_from_a_null_one():
+    (record,), _ = check_sessions(a_session())
+    first, _, corrected, _, thanked = record.turns
+    assert first.label is UNSET and not first.label_present  # the extractor labels it
+    assert corrected.label == "correction" and corrected.label_present
+    assert thanked.label is None and thanked.label_present  # labelled: none of them
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "words"),
+    [
+        ({"session_id": DROP}, "session_id", ["is required"]),
+        ({"session_id": ""}, "session_id", ["must not be empty"]),
+        ({"model": DROP}, "model", ["is required"]),
+        ({"scenario": "gaming"}, "scenario", ["software_development, workflow_automation, general_assistant"]),
+        ({"user": 42}, "user", ["must be a string or null"]),
+        ({"confirmation": "maybe"}, "confirmation", ["yes, no or null"]),
+        ({"confirmation": True}, "confirmation", ["not a boolean"]),
+        ({"toolset": "bash"}, "toolset", ["list of tool names"]),
+        ({"toolset": [{"kind": "shell"}]}, "toolset[0].name", ["is required"]),
+        ({"toolset": [3]}, "toolset[0]", ["not an integer"]),
+        ({"turns": DROP}, "turns", ["is required"]),
+        ({"turns": [{"role": "system", "text": "x"}]}, "turns[0].role", ["user, assistant, tool"]),
+        ({"turns": [{"role": "user", "label": "happy"}]}, "turns[0].label", ["praise, complaint, correction or null"]),
+        ({"turns": [{"role": "assistant", "label": "praise"}]}, "turns[0].label", ["only user turns"]),
+        ({"turns": [{"role": "assistant", "tool_calls": [{"arguments": {}}]}]}, "turns[0].tool_calls[0].tool", ["is required"]),
+        ({"turns": [{"role": "assistant", "tool_calls": [{"tool": "bash", "arguments": "ls"}]}]}, "turns[0].tool_calls[0].arguments", ["must be an object"]),
+        ({"turns": [{"role": "assistant", "tool_calls": [{"tool": "bash", "exit_code": "0"}]}]}, "turns[0].tool_calls[0].exit_code", ["not a string"]),
+        ({"turns": [{"role": "assistant", "tool_calls": [{"tool": "bash", "exit_code": True}]}]}, "turns[0].tool_calls[0].exit_code", ["not a boolean"]),
+    ],
+)  # fmt: skip
+def test_it_rejects_each_bad_session_field(fields, field, words):
+    assert_one_error(session_errors(**fields), field, *words)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"scenario": None, "confirmation": None, "toolset": None, "user": DROP},
+        {"toolset": ["bash", {"name": "read_file"}]},
+        {"turns": []},
+        {"turns": [{"role": "assistant", "label": None}]},  # a null label on a non-user turn is harmless
+    ],
+)
+def test_it_accepts_optional_session_fields_absent_or_null(fields):
+    assert session_errors(**fields) == []
+
+
+def test_it_rejects_a_duplicate_session_id():
+    records, errors = check_sessions(a_session(), a_session())
+    assert records[1] is None
+    assert [(e.line, e.field) for e in errors] == [(2, "session_id")]
+
+
+# ------------------------------------------------------------------- trajectories
+
+
+def test_it_validates_a_trajectory_file():
+    errors = ErrorCollector()
+    turns = [{"role": "user", "text": "go", "extra": 1}, {"role": "assistant", "text": "done"}]
+    assert validate_trajectory(encode(turns), "trajectories/a.json", errors) == turns
+    assert validate_trajectory(encode({"role": "user"}), "trajectories/b.json", errors) is None
+    assert validate_trajectory(encode([{"role": "robot"}]), "trajectories/c.json", errors) is None
+    assert validate_trajectory(b"[{", "trajectories/d.json", errors) is None
+    assert [(e.file, e.field) for e in errors] == [
+        ("trajectories/b.json", ""), ("trajectories/c.json", "[0].role"), ("trajectories/d.json", ""),
+    ]  # fmt: skip
+    assert "must be a list of turns" in errors.errors[0].message
+
+
+# ------------------------------------------------------------------------ manifest
+
+MANIFEST = {
+    "format": "arena-bundle/1",
+    "harness": {
+        "name": "OpenHarness",
+        "version": "0.9.2",
+        "contributors": ["mira.chen", "dev.one"],
+        "minimal_baseline": False,
+        "url": "https://example.org/openharness",
+    },
+    "created_at": "2026-11-20T10:00:00Z",
+    "notes": "free text",
+}
+
+
+def manifest_errors(manifest: dict[str, Any], has_runs: bool = True) -> list[tuple[str, str]]:
+    with pytest.raises(BundleRejected) as caught:
+        parse_manifest(encode(manifest), has_runs=has_runs)
+    assert all(e.file == "manifest.json" for e in caught.value.errors)
+    return [(e.field, e.message) for e in caught.value.errors]
+
+
+def test_it_reads_the_example_manifest():
+    manifest = parse_manifest(encode({**MANIFEST, "generator": "v2"}), has_runs=True)
+    assert manifest.format == "arena-bundle/1"
+    assert manifest.harness.name == "OpenHarness" and manifest.harness.version == "0.9.2"
+    assert manifest.harness.contributors == ["mira.chen", "dev.one"]
+    assert manifest.harness.minimal_baseline is False
+    assert manifest.harness.url == "https://example.org/openharness"
+    assert manifest.created_at == datetime(2026, 11, 20, 10, tzinfo=UTC)
+    assert manifest.notes == "free text" and manifest.extra == {"generator": "v2"}
+
+
+def test_it_defaults_minimal_baseline_to_false_and_contributors_to_empty():
+    manifest = parse_manifest(encode({"format": "arena-bundle/1", "harness": {"name": "H", "version": "1"}}), has_runs=True)
+    assert manifest.harness.minimal_baseline is False and manifest.harness.contributors == []
+
+
+def test_it_accepts_a_sessions_only_manifest_without_harness():
+    manifest = parse_manifest(
+        encode({"format": "arena-bundle/1", "source": {"name": "arena-sessions", "kind": "sessions"}}), has_runs=False
+    )
+    assert manifest.harness is None and manifest.source == {"name": "arena-sessions", "kind": "sessions"}
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"format": "arena-bundle/9"}, "format", ['"arena-bundle/1"', '"arena-bundle/9"']),
+        ({"format": DROP}, "format", ["is required"]),
+        ({"harness": DROP}, "harness", ["is required when the bundle has runs"]),
+        ({"harness": {"version": "1"}}, "harness.name", ["is required"]),
+        ({"harness": {"name": "", "version": "1"}}, "harness.name", ["must not be empty"]),
+        ({"harness": {"name": "H" * 101, "version": "1"}}, "harness.name", ["at most 100 characters"]),
+        ({"harness": {"name": "H", "version": "v" * 101}}, "harness.version", ["at most 100 characters"]),
+        ({"harness": {"name": "H", "version": "1", "contributors": "mira"}}, "harness.contributors", ["an array"]),
+        ({"harness": {"name": "H", "version": "1", "contributors": ["mira chen"]}}, "harness.contributors[0]", ["handle"]),
+        ({"harness": {"name": "H", "version": "1", "minimal_baseline": "no"}}, "harness.minimal_baseline", ["true or false"]),
+        ({"harness": "OpenHarness"}, "harness", ["must be an object"]),
+        ({"created_at": "2026-11-20"}, "created_at", ["ISO 8601"]),
+        ({"notes": 3}, "notes", ["a string or null"]),
+    ],
+)  # fmt: skip
+def test_it_rejects_each_bad_manifest_field(change, field, words):
+    manifest = {**MANIFEST, **change}
+    errors = manifest_errors({k: v for k, v in manifest.items() if v is not DROP})
+    assert_one_error(errors, field, *words)
+
+
+def test_it_rejects_a_manifest_that_is_not_an_object_or_not_json():
+    assert manifest_errors([1]) == [("", "must be a JSON object, not an array")]  # type: ignore[arg-type]
+    with pytest.raises(BundleRejected, match="is not valid JSON"):
+        parse_manifest(b"{", has_runs=False)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_it_formats_errors_as_file_line_field_message():
+    assert str(BundleError("runs.jsonl", 3, "cost_usd", "must be a finite number")) == (
+        "runs.jsonl:3: cost_usd: must be a finite number"
+    )
+    assert str(BundleError("manifest.json", None, "format", "x")) == "manifest.json: format: x"
+    assert str(BundleError("up.zip", None, "", "not a valid archive")) == "up.zip: not a valid archive"
+    assert str(BundleError("runs.jsonl", 9, "", "is not valid JSON")) == "runs.jsonl:9: is not valid JSON"
+
+
+def test_it_caps_the_error_list_and_counts_them_all():
+    errors = ErrorCollector()
+    for line in range(1, 251):
+        errors.add("runs.jsonl", line, "cost_usd", "must be a finite number")
+    with pytest.raises(BundleRejected) as caught:
+        errors.raise_if_any()
+    assert len(caught.value.errors) == MAX_REPORTED_ERRORS == 200
+    assert caught.value.total == 250
+    assert caught.value.errors[-1].line == 200
+    assert "250 errors" in str(caught.value)
+
+
+def test_it_keeps_collecting_past_invalid_lines():
+    lines = [encode(a_run(run_id=f"r{i}", trial=i, cost_usd=-1 if i % 3 == 0 else 1)) for i in range(1, 10)]
+    records, errors = check_runs(*lines)
+    assert [r.run_id for r in records if r] == ["r1", "r2", "r4", "r5", "r7", "r8"]
+    assert [e.line for e in errors] == [3, 6, 9]
+
+
+def test_it_decodes_records_that_msgspec_can_encode_back():
+    (record,), _ = check_runs(a_run(trajectory=[{"role": "user", "text": "x"}]))
+    again = msgspec.json.decode(msgspec.json.encode(record))
+    assert again["tokens"] == {"input": 48211, "output": 5120, "cached": None}
+    assert again["trajectory"] == [{"role": "user", "text": "x"}]
