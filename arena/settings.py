@@ -98,6 +98,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # {% partialdef %} in every template without a {% load %} line.
+            "builtins": ["template_partials.templatetags.partials"],
         },
     }
 ]

@@ -20,9 +20,11 @@ import tarfile
 import tempfile
 from collections.abc import Sequence
 
-REGISTRY = pathlib.Path(__file__).resolve().parent.parent / "ingestion" / "fixtures" / "registry.json"
+REGISTRY = (
+    pathlib.Path(__file__).resolve().parent.parent / "ingestion" / "fixtures" / "registry.json"
+)
 MODELS = ("frontier-large", "frontier-small", "open-weights-70b", "open-weights-8b")
-EPOCH = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+EPOCH = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
 
 TaskKey = tuple[str, str, str]  # (suite, suite_version, task_id)
 
@@ -68,10 +70,14 @@ def write_bundle(
         size = runs_file.tell()
         runs_file.seek(0)
         # gzip.GzipFile with mtime=0 keeps the output byte-for-byte reproducible.
-        with open(path, "wb") as raw, gzip.GzipFile(
-            fileobj=raw, mode="wb", compresslevel=compresslevel, mtime=0
-        ) as gz, tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-            _add_member(tar, "manifest.json", io.BytesIO(json.dumps(manifest, indent=1).encode()), None)
+        with (
+            open(path, "wb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=compresslevel, mtime=0) as gz,
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+        ):
+            _add_member(
+                tar, "manifest.json", io.BytesIO(json.dumps(manifest, indent=1).encode()), None
+            )
             _add_member(tar, "runs.jsonl", runs_file, size)
     return path
 
@@ -102,7 +108,9 @@ def _write_runs(out: io.IOBase, runs: int, rng: random.Random, tasks: Sequence[T
         out.write(("\n".join(buffer) + "\n").encode())
 
 
-def _run(rng: random.Random, i: int, suite: str, suite_version: str, task_id: str, model: str, trial: int) -> dict:
+def _run(
+    rng: random.Random, i: int, suite: str, suite_version: str, task_id: str, model: str, trial: int
+) -> dict:
     roll = rng.random()
     outcome = "pass" if roll < 0.6 else "fail" if roll < 0.95 else "infra_error"
     started = EPOCH + dt.timedelta(seconds=i * 7 + rng.randrange(60))

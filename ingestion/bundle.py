@@ -58,6 +58,9 @@ __all__ = [
     "BundleLimits",
     "BundleRejected",
     "ErrorCollector",
+    "Manifest",
+    "RunRecord",
+    "SessionRecord",
     "open_bundle",
     "sha256_of",
 ]
@@ -127,7 +130,9 @@ def sha256_of(source: Source) -> str:
     if isinstance(source, str):
         source = pathlib.Path(source)
     if isinstance(source, pathlib.Path) and source.is_dir():
-        return _Directory(source, BundleLimits(max_members=2**62, max_uncompressed_bytes=2**62), "").sha256()
+        return _Directory(
+            source, BundleLimits(max_members=2**62, max_uncompressed_bytes=2**62), ""
+        ).sha256()
     upload = _Upload.of(source, BundleLimits(max_upload_bytes=2**62), "")
     try:
         return upload.sha256()
@@ -192,7 +197,9 @@ class Bundle:
 
     def iter_trajectories(self) -> Iterator[tuple[str, list[Any]]]:
         """Every valid trajectory file as (path, turns), in archive order, in one pass."""
-        for path, data in self._container.iter_trajectory_files(self.limits.max_line_bytes, self.errors):
+        for path, data in self._container.iter_trajectory_files(
+            self.limits.max_line_bytes, self.errors
+        ):
             turns = validate_trajectory(data, path, self.errors)
             if turns is not None:
                 yield path, turns
@@ -300,9 +307,10 @@ class _Upload:
             size = source.stat().st_size
             _check_upload_size(size, limits, name)
             return cls(lambda: open(source, "rb"), size)
-        if source.seekable():
+        if getattr(source, "seekable", lambda: False)():
             start = source.tell()
-            size = source.seek(0, io.SEEK_END) - start
+            source.seek(0, io.SEEK_END)
+            size = source.tell() - start
             source.seek(start)
             _check_upload_size(size, limits, name)
             return cls(lambda: _Window(source, start, size), size)
@@ -311,7 +319,7 @@ class _Upload:
     @classmethod
     def _spooled(cls, source: BinaryIO, limits: BundleLimits, name: str) -> _Upload:
         # A stream that cannot seek is copied once, stopping as soon as it is too big.
-        copy = tempfile.TemporaryFile()
+        copy = tempfile.TemporaryFile()  # noqa: SIM115 (kept open by the _Upload, closed by close())
         size = 0
         while data := source.read(CHUNK):
             size += len(data)
@@ -343,7 +351,9 @@ class _Upload:
 
 def _check_upload_size(size: int, limits: BundleLimits, name: str) -> None:
     if size > limits.max_upload_bytes:
-        raise rejected(name, f"upload is {size:,} bytes, over the limit of {_size(limits.max_upload_bytes)}")
+        raise rejected(
+            name, f"upload is {size:,} bytes, over the limit of {_size(limits.max_upload_bytes)}"
+        )
 
 
 class _Window(io.RawIOBase):
@@ -420,7 +430,9 @@ class _HeaderScan:
         self._members = 0
         self._declared = 0
 
-    def check(self, raw_name: str, kind: str, size: int, compressed: int | None = None) -> str | None:
+    def check(
+        self, raw_name: str, kind: str, size: int, compressed: int | None = None
+    ) -> str | None:
         """The normalized path of a regular file that passes, else None.
 
         `compressed` is the member's own compressed size (zip); None for tar.gz,
@@ -428,10 +440,14 @@ class _HeaderScan:
         """
         self._members += 1
         if self._members > self.limits.max_members:
-            raise rejected(self.name, f"archive has more than {self.limits.max_members:,} members, the limit")
+            raise rejected(
+                self.name, f"archive has more than {self.limits.max_members:,} members, the limit"
+            )
         path, problem = _safe_member_path(raw_name)
         if problem is None and kind not in ("file", "dir"):
-            problem = _KIND_PROBLEMS.get(kind, "has an unsupported type; only regular files and directories are allowed")
+            problem = _KIND_PROBLEMS.get(
+                kind, "has an unsupported type; only regular files and directories are allowed"
+            )
         if problem is not None:
             self.problems.add(self.name, None, "", f"member {raw_name!r} {problem}")
             return None
@@ -524,23 +540,34 @@ class _Container:
             raise rejected(self.name, "the bundle has neither runs.jsonl nor sessions.jsonl")
         return self.read_document("manifest.json", cap, errors)
 
-    def items(self, kind: str, limits: BundleLimits, errors: ErrorCollector) -> tuple[Iterator[tuple[int, Any]], bool]:
+    def items(
+        self, kind: str, limits: BundleLimits, errors: ErrorCollector
+    ) -> tuple[Iterator[tuple[int, Any]], bool]:
         """(line number, line bytes) of `<kind>.jsonl`, and False: not yet parsed."""
         name = f"{kind}.jsonl"
         if name not in self.files:
             return iter(()), False
-        lines = iter_lines(self.iter_chunks(name), file=name, max_line_bytes=limits.max_line_bytes, errors=errors)
+        lines = iter_lines(
+            self.iter_chunks(name), file=name, max_line_bytes=limits.max_line_bytes, errors=errors
+        )
         return lines, False
 
     def read_document(self, path: str, cap: int, errors: ErrorCollector) -> bytes | None:
         """A whole member, if it is not over `cap` bytes (else an error and None)."""
         size = self.files[path]
         if size > cap:
-            errors.add(path, None, "", f"is {size:,} bytes, over the limit of {_size(cap)} for one JSON document")
+            errors.add(
+                path,
+                None,
+                "",
+                f"is {size:,} bytes, over the limit of {_size(cap)} for one JSON document",
+            )
             return None
         return b"".join(self.iter_chunks(path))
 
-    def iter_trajectory_files(self, cap: int, errors: ErrorCollector) -> Iterator[tuple[str, bytes]]:
+    def iter_trajectory_files(
+        self, cap: int, errors: ErrorCollector
+    ) -> Iterator[tuple[str, bytes]]:
         for path in list(self.files):
             if self.has_trajectory(path) and normalize_trajectory_path(path) == path:
                 data = self.read_document(path, cap, errors)
@@ -633,7 +660,9 @@ class _TarStream:
         self._inflater = inflater
         self._limits = limits
         self._name = name
-        self._max_out = limits.max_uncompressed_bytes + limits.max_members * _TAR_FRAMING_PER_MEMBER + CHUNK
+        self._max_out = (
+            limits.max_uncompressed_bytes + limits.max_members * _TAR_FRAMING_PER_MEMBER + CHUNK
+        )
         self._member = ""
         self._in0 = self._out0 = 0
 
@@ -669,7 +698,8 @@ class _TarStream:
         out = self._inflater.bytes_out
         if out > self._max_out:
             raise rejected(
-                self._name, f"uncompressed size exceeds the limit of {_size(self._limits.max_uncompressed_bytes)}"
+                self._name,
+                f"uncompressed size exceeds the limit of {_size(self._limits.max_uncompressed_bytes)}",
             )
         member_out = out - self._out0
         if member_out > RATIO_MIN_BYTES:
@@ -706,8 +736,8 @@ class _TarGz(_Container):
         raw = self._upload.open()
         try:
             stream = _TarStream(_Inflater(raw), self._limits, self.name)
-            tar = tarfile.open(fileobj=stream, mode="r:")  # type: ignore[call-overload]
-            yield tar, stream
+            with tarfile.open(fileobj=stream, mode="r:") as tar:  # type: ignore[call-overload]
+                yield tar, stream
         except _TAR_ERRORS as exc:
             raise rejected(self.name, f"not a valid archive: {_tar_error_text(exc)}") from exc
         finally:
@@ -720,7 +750,9 @@ class _TarGz(_Container):
             stream.begin_member(info.name)
             yield info
 
-    def _members(self, tar: tarfile.TarFile, stream: _TarStream) -> Iterator[tuple[str, tarfile.TarInfo]]:
+    def _members(
+        self, tar: tarfile.TarFile, stream: _TarStream
+    ) -> Iterator[tuple[str, tarfile.TarInfo]]:
         """(path, header) of the regular files, re-checked: the source is read anew."""
         scan = _HeaderScan(self._limits, self.name, self._upload.size)
         for info in self._headers(tar, stream):
@@ -745,10 +777,17 @@ class _TarGz(_Container):
             self._spool = _TrajectorySpool(self._iter_trajectory_members(), cap)
         return self._spool.read(path, cap, errors)
 
-    def iter_trajectory_files(self, cap: int, errors: ErrorCollector) -> Iterator[tuple[str, bytes]]:
+    def iter_trajectory_files(
+        self, cap: int, errors: ErrorCollector
+    ) -> Iterator[tuple[str, bytes]]:
         for path, size, chunks in self._iter_trajectory_members():
             if size > cap:
-                errors.add(path, None, "", f"is {size:,} bytes, over the limit of {_size(cap)} for one JSON document")
+                errors.add(
+                    path,
+                    None,
+                    "",
+                    f"is {size:,} bytes, over the limit of {_size(cap)} for one JSON document",
+                )
                 continue
             yield path, b"".join(chunks)
 
@@ -809,7 +848,7 @@ class _TrajectorySpool:
     """Trajectory files of a tar.gz, copied into one temporary file for random access."""
 
     def __init__(self, members: Iterator[tuple[str, int, Iterator[bytes]]], cap: int):
-        self._file = tempfile.TemporaryFile()
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         self._index: dict[str, tuple[int, int]] = {}  # path → (offset or -1, size)
         for path, size, chunks in members:
             if size > cap:
@@ -822,7 +861,12 @@ class _TrajectorySpool:
     def read(self, path: str, cap: int, errors: ErrorCollector) -> bytes | None:
         offset, size = self._index[path]
         if offset < 0 or size > cap:
-            errors.add(path, None, "", f"is {size:,} bytes, over the limit of {_size(cap)} for one JSON document")
+            errors.add(
+                path,
+                None,
+                "",
+                f"is {size:,} bytes, over the limit of {_size(cap)} for one JSON document",
+            )
             return None
         self._file.seek(offset)
         return self._file.read(size)
@@ -845,7 +889,9 @@ class _Zip(_Container):
             scan = _HeaderScan(limits, name, upload.size)
             self._infos: dict[str, zipfile.ZipInfo] = {}
             for info in self._zip.infolist():
-                path = scan.check(info.filename, _zip_kind(info), info.file_size, info.compress_size)
+                path = scan.check(
+                    info.filename, _zip_kind(info), info.file_size, info.compress_size
+                )
                 if path is not None:
                     self._infos[path] = info
             scan.raise_if_problems()
@@ -860,7 +906,9 @@ class _Zip(_Container):
         # entry count first, so a forged directory of millions of entries is refused.
         count = _zip_entry_count(self._fp)
         if count is not None and count > self._limits.max_members:
-            raise rejected(self.name, f"archive has more than {self._limits.max_members:,} members, the limit")
+            raise rejected(
+                self.name, f"archive has more than {self._limits.max_members:,} members, the limit"
+            )
         self._fp.seek(0)
         try:
             return zipfile.ZipFile(self._fp)
@@ -875,10 +923,21 @@ class _Zip(_Container):
                 while data := member.read(CHUNK):
                     read += len(data)
                     if read > info.file_size:  # zipfile stops at the declared size; be sure
-                        raise rejected(self.name, f"member {info.filename!r} is larger than its header says")
+                        raise rejected(
+                            self.name, f"member {info.filename!r} is larger than its header says"
+                        )
                     yield data
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
-            raise rejected(self.name, f"not a valid archive: member {info.filename!r}: {exc}") from exc
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            OSError,
+            NotImplementedError,
+            RuntimeError,
+        ) as exc:
+            raise rejected(
+                self.name, f"not a valid archive: member {info.filename!r}: {exc}"
+            ) from exc
 
     def sha256(self) -> str:
         return self._upload.sha256()
@@ -893,7 +952,12 @@ def _zip_kind(info: zipfile.ZipInfo) -> str:
     if info.flag_bits & 0x1:
         return "encrypted"
     mode = info.external_attr >> 16  # Unix mode, when the archiver recorded one
-    kinds = {stat.S_IFLNK: "symlink", stat.S_IFCHR: "device", stat.S_IFBLK: "device", stat.S_IFIFO: "fifo"}
+    kinds = {
+        stat.S_IFLNK: "symlink",
+        stat.S_IFCHR: "device",
+        stat.S_IFBLK: "device",
+        stat.S_IFIFO: "fifo",
+    }
     kind = kinds.get(stat.S_IFMT(mode)) if info.create_system == 3 else None
     if kind is None and stat.S_IFMT(mode) == stat.S_IFSOCK and info.create_system == 3:
         kind = "other"
@@ -1014,7 +1078,9 @@ class _Document(_Container):
         try:
             top = _decode_top(data)
         except msgspec.ValidationError as exc:
-            raise rejected(self.name, "a JSON bundle must be an object with manifest, runs and sessions") from exc
+            raise rejected(
+                self.name, "a JSON bundle must be an object with manifest, runs and sessions"
+            ) from exc
         if "manifest" not in top:
             raise rejected(self.name, "is required", field="manifest")
         items: dict[str, list[Any] | None] = {}
@@ -1039,7 +1105,9 @@ class _Document(_Container):
         except (ValueError, UnicodeDecodeError):
             raise rejected(self.name, f"not valid JSON: {error}") from error
         if not isinstance(top, dict):
-            raise rejected(self.name, "a JSON bundle must be an object with manifest, runs and sessions")
+            raise rejected(
+                self.name, "a JSON bundle must be an object with manifest, runs and sessions"
+            )
         if "manifest" not in top:
             raise rejected(self.name, "is required", field="manifest")
         items: dict[str, list[Any] | None] = {}
@@ -1061,10 +1129,14 @@ class _Document(_Container):
             raise rejected(self.name, "the bundle has neither runs nor sessions")
         return self._manifest
 
-    def items(self, kind: str, limits: BundleLimits, errors: ErrorCollector) -> tuple[Iterator[tuple[int, Any]], bool]:
+    def items(
+        self, kind: str, limits: BundleLimits, errors: ErrorCollector
+    ) -> tuple[Iterator[tuple[int, Any]], bool]:
         return enumerate(self._items.get(kind) or (), 1), self._parsed
 
-    def iter_trajectory_files(self, cap: int, errors: ErrorCollector) -> Iterator[tuple[str, bytes]]:
+    def iter_trajectory_files(
+        self, cap: int, errors: ErrorCollector
+    ) -> Iterator[tuple[str, bytes]]:
         return iter(())
 
     def sha256(self) -> str:

@@ -73,7 +73,7 @@ def rejected(file: str, message: str, field: str = "") -> BundleRejected:
 class ErrorCollector:
     """Collects errors without stopping; keeps the first `limit`, counts them all."""
 
-    __slots__ = ("errors", "total", "limit")
+    __slots__ = ("errors", "limit", "total")
 
     def __init__(self, limit: int = MAX_REPORTED_ERRORS):
         self.errors: list[BundleError] = []
@@ -101,9 +101,10 @@ class ErrorCollector:
 
 # ---------------------------------------------------------------- field types
 
-RUN_ID_PATTERN = r"^[A-Za-z0-9._:/-]+$"
+# \Z, not $: in Python's re, $ also matches before a final newline ("r1\n").
+RUN_ID_PATTERN = r"^[A-Za-z0-9._:/-]+\Z"
 # Django's own username rule, so that a contributor handle can name an account.
-HANDLE_PATTERN = r"^[\w.@+-]+$"
+HANDLE_PATTERN = r"^[\w.@+-]+\Z"
 TRAJECTORY_DIR = "trajectories/"
 
 RunId = Annotated[str, Meta(min_length=1, max_length=200, pattern=RUN_ID_PATTERN)]
@@ -271,21 +272,24 @@ class Manifest(Struct, frozen=True):
     extra: dict[str, Any] = {}
 
 
-_decode_run = msgspec.json.Decoder(RunRecord).decode
-_decode_run_with_extra = msgspec.json.Decoder(_RunWithExtra).decode
-_decode_session = msgspec.json.Decoder(SessionRecord).decode
-_decode_session_with_extra = msgspec.json.Decoder(_SessionWithExtra).decode
 _decode_any = msgspec.json.decode
+_decode_raw_object = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _UNKNOWN_FIELD = "Object contains unknown field"
 
 _BAD: Any = object()  # a field that failed validation, in the slow path
 
 
-def _field_specs(struct: type[Struct]) -> tuple[tuple[str, Any, bool, Any], ...]:
-    """(name, type, required, default) of each field, for the slow path."""
+FieldSpec = tuple[str, Any, bool, Callable[[], Any]]  # name, type, required, default
+
+
+def _field_specs(struct: type[Struct]) -> tuple[FieldSpec, ...]:
+    """Each field of `struct`, for the slow path (which checks them one by one)."""
     specs = []
     for f in msgspec.structs.fields(struct):
-        default = f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default
+        if f.default_factory is not msgspec.NODEFAULT:
+            default = f.default_factory  # a fresh [] or {} for each record
+        else:
+            default = lambda value=f.default: value  # noqa: E731
         specs.append((f.encode_name, f.type, f.required, default))
     return tuple(specs)
 
@@ -450,7 +454,7 @@ def report_nonfinite(value: Any, report: Callable[[str, str], None], prefix: str
 
 def convert_fields(
     obj: Any,
-    specs: tuple[tuple[str, Any, bool, Any], ...],
+    specs: tuple[FieldSpec, ...],
     report: Callable[[str, str], None],
     prefix: str = "",
     skip: set[str] | frozenset[str] = frozenset(),
@@ -469,7 +473,7 @@ def convert_fields(
         if name not in obj:
             if required:
                 report(field, "is required")
-            values[name] = _BAD if required else default
+            values[name] = _BAD if required else default()
             continue
         if name in skip:
             values[name] = _BAD
@@ -499,11 +503,18 @@ def turn_problems(turns: list[Turn], prefix: str) -> list[tuple[str, str]]:
     problems = []
     for i, turn in enumerate(turns):
         if turn.role != "user" and turn.label is not UNSET and turn.label is not None:
-            problems.append((f"{prefix}[{i}].label", f"only user turns carry a label (this is a {turn.role} turn)"))
+            problems.append(
+                (
+                    f"{prefix}[{i}].label",
+                    f"only user turns carry a label (this is a {turn.role} turn)",
+                )
+            )
     return problems
 
 
-def validate_turns(value: Any, prefix: str, report: Callable[[str, str], None]) -> list[Turn] | None:
+def validate_turns(
+    value: Any, prefix: str, report: Callable[[str, str], None]
+) -> list[Turn] | None:
     """Validate a parsed list of turns (inline or file trajectory); None if invalid."""
     try:
         turns = msgspec.convert(value, list[Turn])
@@ -557,7 +568,9 @@ def parse_manifest(data: bytes, *, has_runs: bool, file: str = "manifest.json") 
     fmt = obj.get("format")
     if values["format"] is not _BAD and fmt != FORMAT:
         report("format", f"must be {_show(FORMAT)}, got {_show(fmt)}")
-    harness = None if "harness" in nonfinite else _parse_harness(obj.get("harness"), has_runs, report)
+    harness = (
+        None if "harness" in nonfinite else _parse_harness(obj.get("harness"), has_runs, report)
+    )
     errors.raise_if_any()
     known = _MANIFEST_NAMES | {"harness"}
     return Manifest(
@@ -595,6 +608,10 @@ _MISSING: Any = object()
 _LOOKUP_CACHE_SIZE = 10_000  # distinct tasks remembered; a registry has far fewer
 
 
+def _both_valid(a: Any, b: Any) -> bool:
+    return a is not None and b is not None and a is not _BAD and b is not _BAD
+
+
 def run_consistency(rec: Any) -> list[tuple[str, str]]:
     """Rules between fields of one run. Works on a RunRecord, or on the slow path's
     namespace where a field that failed on its own is _BAD (and is then skipped)."""
@@ -604,20 +621,118 @@ def run_consistency(rec: Any) -> list[tuple[str, str]]:
         if outcome == "infra_error":
             if kind is None:
                 choices = ", ".join(CHOICES["infra_error"])
-                problems.append(("infra_error", f"is required when outcome is infra_error (one of {choices})"))
+                problems.append(
+                    ("infra_error", f"is required when outcome is infra_error (one of {choices})")
+                )
         elif kind is not None:
-            problems.append(("infra_error", f"must be null when outcome is {outcome} (got {kind!r})"))
+            problems.append(
+                ("infra_error", f"must be null when outcome is {outcome} (got {kind!r})")
+            )
     started, finished = rec.started_at, rec.finished_at
-    if started is not None and finished is not None and started is not _BAD and finished is not _BAD:
-        if finished < started:
-            problems.append(("finished_at", f"is before started_at ({finished.isoformat()} < {started.isoformat()})"))
+    if _both_valid(started, finished) and finished < started:
+        when = f"{finished.isoformat()} < {started.isoformat()}"
+        problems.append(("finished_at", f"is before started_at ({when})"))
     cp = rec.checkpoints
     if cp is not None and cp is not _BAD and cp.passed > cp.total:
-        problems.append(("checkpoints.passed", f"must be ≤ checkpoints.total ({cp.passed} > {cp.total})"))
+        problems.append(
+            ("checkpoints.passed", f"must be ≤ checkpoints.total ({cp.passed} > {cp.total})")
+        )
     return problems
 
 
-class RunValidator:
+class _LineValidator:
+    """The fast and slow paths shared by runs and sessions.
+
+    Fast: one typed decode. A line with unknown fields fails the strict decoder, so
+    it is decoded again leniently, plus once as raw slices to collect the extras;
+    since a producer that adds a field usually adds it to every line, the validator
+    then tries that path first until a line comes without extras.
+    Slow (only for invalid lines): parse, then check field by field (convert_fields)
+    to report every problem with a readable message.
+    """
+
+    record: type[Struct]
+    lenient: type[Struct]
+    specs: tuple[FieldSpec, ...]
+    names: frozenset[str]
+
+    def __init__(self, errors: ErrorCollector, file: str):
+        self.errors = errors
+        self.file = file
+        self._strict_decode = msgspec.json.Decoder(self.record).decode
+        self._lenient_decode = msgspec.json.Decoder(self.lenient).decode
+        self._expect_extra = False
+
+    def from_json(self, line_no: int, data: bytes) -> Any:
+        """The record of one JSON line, or None after adding its errors."""
+        try:
+            if self._expect_extra:
+                rec, extra = self._decode_with_extra(data)
+            else:
+                rec, extra = self._strict_decode(data), {}
+        except msgspec.ValidationError as exc:
+            if self._expect_extra or not str(exc).startswith(_UNKNOWN_FIELD):
+                return self._diagnose(line_no, data)
+            try:
+                rec, extra = self._decode_with_extra(data)
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                return self._diagnose(line_no, data)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            return self._diagnose(line_no, data)
+        return self._accept(line_no, rec, extra)
+
+    def from_object(self, line_no: int, obj: Any) -> Any:
+        """The record of an already parsed value (a JSON document the stdlib parsed)."""
+        return self._check_object(line_no, obj)
+
+    def _decode_with_extra(self, data: bytes) -> tuple[Any, dict[str, Any]]:
+        typed = self._lenient_decode(data)
+        raw = _decode_raw_object(data)
+        extra = {k: _decode_any(v) for k, v in raw.items() if k not in self.names}
+        self._expect_extra = bool(extra)
+        return self.record(**msgspec.structs.asdict(typed)), extra
+
+    def _diagnose(self, line_no: int, data: bytes) -> Any:
+        if not data.strip():
+            return None  # blank lines are allowed
+        obj = parse_json(data, lambda field, msg: self._error(line_no, field, msg))
+        if obj is _BAD:
+            return None
+        return self._check_object(line_no, obj)
+
+    def _check_object(self, line_no: int, obj: Any) -> Any:
+        if not isinstance(obj, dict):
+            self._error(line_no, "", f"must be a JSON object, not {_json_kind(obj)}")
+            return None
+        report = lambda field, message: self._error(line_no, field, message)  # noqa: E731
+        nonfinite = report_nonfinite(obj, report)
+        values = convert_fields(obj, self.specs, report, skip=nonfinite)
+        if nonfinite or any(v is _BAD for v in values.values()):
+            self._check_partial_relations(line_no, SimpleNamespace(**values))
+            return None
+        extra = {k: v for k, v in obj.items() if k not in self.names}
+        return self._accept(line_no, self.record(**values), extra)
+
+    def _accept(self, line_no: int, rec: Any, extra: dict[str, Any]) -> Any:
+        """Rules between fields and records; the record with its attributes set, or None."""
+        raise NotImplementedError
+
+    def _check_partial_relations(self, line_no: int, rec: SimpleNamespace) -> None:
+        """The same rules for a line with invalid fields (_BAD), skipping those they
+        take part in: so that one pass still reports, say, a duplicate id."""
+        raise NotImplementedError
+
+    def _report(self, line_no: int, problems: list[tuple[str, str]]) -> bool:
+        """Add each (field, message); True if there were none."""
+        for field, message in problems:
+            self._error(line_no, field, message)
+        return not problems
+
+    def _error(self, line_no: int, field: str, message: str) -> None:
+        self.errors.add(self.file, line_no, field, message)
+
+
+class RunValidator(_LineValidator):
     """Validates the runs of one bundle, line by line, keeping the cross-record state.
 
     `from_json(line_no, data)` returns a RunRecord, or None after adding the line's
@@ -625,6 +740,11 @@ class RunValidator:
     themselves, so 200,000 runs cost a few MB; two different keys sharing a hash
     (odds about 1 in 10⁹ at that size) would be reported as a duplicate.
     """
+
+    record = RunRecord
+    lenient = _RunWithExtra
+    specs = _RUN_FIELDS
+    names = _RUN_FIELD_NAMES
 
     def __init__(
         self,
@@ -634,72 +754,19 @@ class RunValidator:
         file: str = "runs.jsonl",
         trajectory_exists: Callable[[str], bool] = lambda path: False,
     ):
-        self.errors = errors
-        self.file = file
+        super().__init__(errors, file)
         self._lookup = task_lookup
         self._tasks: dict[tuple[str, str, str], int | None] = {}
         self._trajectory_exists = trajectory_exists
         self._run_ids: set[int] = set()
         self._trials: set[int] = set()
 
-    def from_json(self, line_no: int, data: bytes) -> RunRecord | None:
-        try:
-            rec = _decode_run(data)
-            extra: dict[str, Any] = {}
-        except msgspec.ValidationError as exc:
-            if not str(exc).startswith(_UNKNOWN_FIELD):
-                return self._diagnose(line_no, data)
-            try:
-                rec, extra = self._decode_with_extra(data)
-            except (msgspec.DecodeError, UnicodeDecodeError):
-                return self._diagnose(line_no, data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            return self._diagnose(line_no, data)
+    def _accept(self, line_no: int, rec: RunRecord, extra: dict[str, Any]) -> RunRecord | None:
         task_pk = self._check_relations(line_no, rec)
         if task_pk is None:
             return None
         rec.line = line_no
         rec.extra = extra
-        rec.task_pk = task_pk
-        return rec
-
-    def from_object(self, line_no: int, obj: Any) -> RunRecord | None:
-        """Validate an already parsed run (a JSON document parsed by the stdlib)."""
-        return self._check_object(line_no, obj)
-
-    @staticmethod
-    def _decode_with_extra(data: bytes) -> tuple[RunRecord, dict[str, Any]]:
-        # Rare path: unknown fields. Decode the typed part, then the whole line again
-        # as a dict to collect what the type does not know; return a plain RunRecord.
-        typed = _decode_run_with_extra(data)
-        raw = _decode_any(data)
-        extra = {k: v for k, v in raw.items() if k not in _RUN_FIELD_NAMES}
-        return RunRecord(**msgspec.structs.asdict(typed)), extra
-
-    def _diagnose(self, line_no: int, data: bytes) -> RunRecord | None:
-        if not data.strip():
-            return None  # blank lines are allowed
-        obj = parse_json(data, lambda field, msg: self._error(line_no, field, msg))
-        if obj is _BAD:
-            return None
-        return self._check_object(line_no, obj)
-
-    def _check_object(self, line_no: int, obj: Any) -> RunRecord | None:
-        if not isinstance(obj, dict):
-            self._error(line_no, "", f"must be a JSON object, not {_json_kind(obj)}")
-            return None
-        report = lambda field, message: self._error(line_no, field, message)  # noqa: E731
-        nonfinite = report_nonfinite(obj, report)
-        values = convert_fields(obj, _RUN_FIELDS, report, skip=nonfinite)
-        if nonfinite or any(v is _BAD for v in values.values()):
-            self._check_partial_relations(line_no, SimpleNamespace(**values))
-            return None
-        rec = RunRecord(**values)
-        task_pk = self._check_relations(line_no, rec)
-        if task_pk is None:
-            return None
-        rec.line = line_no
-        rec.extra = {k: v for k, v in obj.items() if k not in _RUN_FIELD_NAMES}
         rec.task_pk = task_pk
         return rec
 
@@ -741,13 +808,19 @@ class RunValidator:
                 self._tasks[task] = task_pk
         if task_pk is None:
             suite, version, task_id = task
-            self._error(line_no, "task_id", f"task {suite} {version}/{task_id} is not in the registry or not approved")
+            self._error(
+                line_no,
+                "task_id",
+                f"task {suite} {version}/{task_id} is not in the registry or not approved",
+            )
         return task_pk
 
     def _note_run_id(self, line_no: int, run_id: str) -> bool:
         key = hash(run_id)
         if key in self._run_ids:
-            self._error(line_no, "run_id", f"duplicate run_id {run_id!r} (already used on an earlier line)")
+            self._error(
+                line_no, "run_id", f"duplicate run_id {run_id!r} (already used on an earlier line)"
+            )
             return False
         self._run_ids.add(key)
         return True
@@ -766,27 +839,21 @@ class RunValidator:
         self._trials.add(key)
         return True
 
-    def _report(self, line_no: int, problems: list[tuple[str, str]]) -> bool:
-        """Add each (field, message); True if there were none."""
-        for field, message in problems:
-            self._error(line_no, field, message)
-        return not problems
-
     def _check_trajectory(self, line_no: int, trajectory: str | list[Any]) -> bool:
         report = lambda field, message: self._error(line_no, field, message)  # noqa: E731
         if isinstance(trajectory, list):
             return validate_turns(trajectory, "trajectory", report) is not None
         path = normalize_trajectory_path(trajectory)
         if path is None:
-            report("trajectory", f"must be a path {TRAJECTORY_DIR}<name>.json inside the bundle, got {_show(trajectory)}")
+            report(
+                "trajectory",
+                f"must be a path {TRAJECTORY_DIR}<name>.json inside the bundle, got {_show(trajectory)}",
+            )
             return False
         if not self._trajectory_exists(path):
             report("trajectory", f"{path} is not in the bundle")
             return False
         return True
-
-    def _error(self, line_no: int, field: str, message: str) -> None:
-        self.errors.add(self.file, line_no, field, message)
 
 
 def normalize_trajectory_path(path: str) -> str | None:
@@ -803,82 +870,40 @@ def normalize_trajectory_path(path: str) -> str | None:
 # ----------------------------------------------------------------------- sessions
 
 
-class SessionValidator:
+class SessionValidator(_LineValidator):
     """Validates sessions.jsonl line by line (same fast/slow paths as RunValidator)."""
 
+    record = SessionRecord
+    lenient = _SessionWithExtra
+    specs = _SESSION_FIELDS
+    names = _SESSION_FIELD_NAMES
+
     def __init__(self, errors: ErrorCollector, *, file: str = "sessions.jsonl"):
-        self.errors = errors
-        self.file = file
+        super().__init__(errors, file)
         self._session_ids: set[int] = set()
 
-    def from_json(self, line_no: int, data: bytes) -> SessionRecord | None:
-        try:
-            rec = _decode_session(data)
-            extra: dict[str, Any] = {}
-        except msgspec.ValidationError as exc:
-            if not str(exc).startswith(_UNKNOWN_FIELD):
-                return self._diagnose(line_no, data)
-            try:
-                rec, extra = self._decode_with_extra(data)
-            except (msgspec.DecodeError, UnicodeDecodeError):
-                return self._diagnose(line_no, data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            return self._diagnose(line_no, data)
-        if not self._check_relations(line_no, rec):
+    def _accept(
+        self, line_no: int, rec: SessionRecord, extra: dict[str, Any]
+    ) -> SessionRecord | None:
+        ok = self._report(line_no, turn_problems(rec.turns, "turns"))
+        ok = self._note_session_id(line_no, rec.session_id) and ok
+        if not ok:
             return None
         rec.line = line_no
         rec.extra = extra
         return rec
 
-    def from_object(self, line_no: int, obj: Any) -> SessionRecord | None:
-        return self._check_object(line_no, obj)
-
-    @staticmethod
-    def _decode_with_extra(data: bytes) -> tuple[SessionRecord, dict[str, Any]]:
-        typed = _decode_session_with_extra(data)
-        raw = _decode_any(data)
-        extra = {k: v for k, v in raw.items() if k not in _SESSION_FIELD_NAMES}
-        return SessionRecord(**msgspec.structs.asdict(typed)), extra
-
-    def _diagnose(self, line_no: int, data: bytes) -> SessionRecord | None:
-        if not data.strip():
-            return None
-        obj = parse_json(data, lambda field, msg: self._error(line_no, field, msg))
-        if obj is _BAD:
-            return None
-        return self._check_object(line_no, obj)
-
-    def _check_object(self, line_no: int, obj: Any) -> SessionRecord | None:
-        if not isinstance(obj, dict):
-            self._error(line_no, "", f"must be a JSON object, not {_json_kind(obj)}")
-            return None
-        report = lambda field, message: self._error(line_no, field, message)  # noqa: E731
-        nonfinite = report_nonfinite(obj, report)
-        values = convert_fields(obj, _SESSION_FIELDS, report, skip=nonfinite)
-        invalid = bool(nonfinite) or any(v is _BAD for v in values.values())
-        if not self._check_relations(line_no, SimpleNamespace(**values)) or invalid:
-            return None
-        rec = SessionRecord(**values)
-        rec.line = line_no
-        rec.extra = {k: v for k, v in obj.items() if k not in _SESSION_FIELD_NAMES}
-        return rec
-
-    def _check_relations(self, line_no: int, rec: Any) -> bool:
-        ok = True
+    def _check_partial_relations(self, line_no: int, rec: SimpleNamespace) -> None:
         if rec.turns is not _BAD:
-            for field, message in turn_problems(rec.turns, "turns"):
-                self._error(line_no, field, message)
-                ok = False
+            self._report(line_no, turn_problems(rec.turns, "turns"))
         if rec.session_id is not _BAD:
-            key = hash(rec.session_id)
-            if key in self._session_ids:
-                self._error(
-                    line_no, "session_id", f"duplicate session_id {rec.session_id!r} (already used on an earlier line)"
-                )
-                ok = False
-            else:
-                self._session_ids.add(key)
-        return ok
+            self._note_session_id(line_no, rec.session_id)
 
-    def _error(self, line_no: int, field: str, message: str) -> None:
-        self.errors.add(self.file, line_no, field, message)
+    def _note_session_id(self, line_no: int, session_id: str) -> bool:
+        key = hash(session_id)
+        if key in self._session_ids:
+            message = f"duplicate session_id {session_id!r} (already used on an earlier line)"
+            self._error(line_no, "session_id", message)
+            return False
+        self._session_ids.add(key)
+        return True

@@ -9,6 +9,7 @@ lands whole or not at all.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import logging
@@ -55,7 +56,11 @@ def submission_receive(
 ) -> tuple[Submission, bool]:
     """Store an upload and return (submission, created); the same bytes again return the first one."""
     if isinstance(upload, Path) and upload.is_dir():
-        upload = _pack_directory(upload)
+        # A directory is packed into a temporary archive on disk, never into memory.
+        with tempfile.TemporaryFile() as packed:
+            _pack_directory(upload, packed)
+            packed.seek(0)
+            return submission_receive(upload=packed, user=user, filename=filename, enqueue=enqueue)
     stored, sha256, size = _store_upload(upload)
     existing = Submission.objects.filter(sha256=sha256).first()
     if existing is not None:
@@ -123,10 +128,12 @@ class _Unclosed:
         return None
 
 
-def _pack_directory(directory: Path) -> bytes:
+def _pack_directory(directory: Path, target: BinaryIO) -> None:
     """A directory bundle becomes a deterministic tar.gz, so the same files hash the same."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=_gzip_writer(buffer), mode="w") as archive:
+    with (
+        gzip.GzipFile(fileobj=target, mode="wb", mtime=0) as compressed,
+        tarfile.open(fileobj=compressed, mode="w") as archive,
+    ):
         for path in sorted(p for p in directory.rglob("*") if p.is_file() or p.is_symlink()):
             info = archive.gettarinfo(str(path), arcname=str(path.relative_to(directory)))
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
@@ -134,14 +141,7 @@ def _pack_directory(directory: Path) -> bytes:
                 with path.open("rb") as fh:
                     archive.addfile(info, fh)
             else:
-                archive.addfile(info)  # links are kept so validation can refuse them
-    return buffer.getvalue()
-
-
-def _gzip_writer(buffer: io.BytesIO):
-    import gzip
-
-    return gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0)
+                archive.addfile(info)  # links are kept so that validation refuses them
 
 
 def submission_process(

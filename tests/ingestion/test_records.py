@@ -66,13 +66,18 @@ def a_session(**fields: Any) -> dict[str, Any]:
         "scenario": "software_development",
         "user": "u0042",
         "confirmation": "yes",
-        "toolset": [{"name": "bash", "kind": "shell", "parameters": {"type": "object"}}, {"name": "read_file"}],
+        "toolset": [
+            {"name": "bash", "kind": "shell", "parameters": {"type": "object"}},
+            {"name": "read_file"},
+        ],
         "turns": [
             {"role": "user", "text": "Set up the project and run the tests."},
             {
                 "role": "assistant",
                 "text": "Running them.",
-                "tool_calls": [{"tool": "bash", "arguments": {"command": "pytest -q"}, "exit_code": 1}],
+                "tool_calls": [
+                    {"tool": "bash", "arguments": {"command": "pytest -q"}, "exit_code": 1}
+                ],
             },
             {"role": "user", "text": "No, use the py311 environment.", "label": "correction"},
             {"role": "tool", "text": "ok"},
@@ -96,7 +101,8 @@ def check_runs(*runs: dict[str, Any] | bytes, exists: frozenset[str] = frozenset
     errors = ErrorCollector()
     validator = RunValidator(errors, lookup, trajectory_exists=exists.__contains__)
     records = [
-        validator.from_json(i, r if isinstance(r, bytes) else encode(r)) for i, r in enumerate(runs, 1)
+        validator.from_json(i, r if isinstance(r, bytes) else encode(r))
+        for i, r in enumerate(runs, 1)
     ]
     return records, errors.errors
 
@@ -122,7 +128,11 @@ def test_it_accepts_the_example_run_of_the_format():
     assert errors == []
     assert isinstance(record, RunRecord)
     assert record.run_id == "oh-tb-fix-git-1"
-    assert record.tokens.input == 48211 and record.tokens.output == 5120 and record.tokens.cached is None
+    assert (
+        record.tokens.input == 48211
+        and record.tokens.output == 5120
+        and record.tokens.cached is None
+    )
     assert record.started_at == datetime(2026, 11, 1, 10, tzinfo=UTC)
     assert record.checkpoints.passed == 3 and record.checkpoints.total == 5
     assert record.verifier == {"name": "tb-verifier", "version": "4.0.0", "log_sha256": "ab12"}
@@ -130,7 +140,10 @@ def test_it_accepts_the_example_run_of_the_format():
 
 
 def test_it_accepts_a_run_with_only_the_required_fields():
-    required = {k: a_run()[k] for k in ("run_id", "suite", "suite_version", "task_id", "model", "trial", "outcome")}
+    required = {
+        k: a_run()[k]
+        for k in ("run_id", "suite", "suite_version", "task_id", "model", "trial", "outcome")
+    }
     (record,), errors = check_runs(required)
     assert errors == []
     assert record.cost_usd is None and record.tokens is None and record.trajectory is None
@@ -163,6 +176,7 @@ def test_it_does_not_let_a_json_key_set_the_record_attributes():
         ("has space", ["letters, digits and . _ : / -"]),
         ("café", ["letters, digits"]),
         ("a#b", ["letters, digits"]),
+        ("r1\n", ["letters, digits"]),
         (12, ["must be a string", "not an integer"]),
     ],
 )
@@ -208,7 +222,9 @@ def test_it_asks_the_registry_once_per_distinct_task():
     validator = RunValidator(ErrorCollector(), counting)
     for trial in range(1, 6):
         validator.from_json(trial, encode(a_run(run_id=f"a{trial}", trial=trial)))
-        validator.from_json(trial, encode(a_run(run_id=f"b{trial}", trial=trial, task_id="regex-log")))
+        validator.from_json(
+            trial, encode(a_run(run_id=f"b{trial}", trial=trial, task_id="regex-log"))
+        )
         validator.from_json(trial, encode(a_run(run_id=f"c{trial}", trial=trial, task_id="nope")))
     assert sorted(calls) == sorted({c for c in calls}) and len(calls) == 3
 
@@ -273,17 +289,27 @@ def test_it_accepts_each_infra_error_kind(kind):
 
 
 def test_it_requires_the_infra_error_kind_when_outcome_is_infra_error():
-    assert_one_error(run_errors(outcome="infra_error", infra_error=None), "infra_error", "is required")
-    assert_one_error(run_errors(outcome="infra_error", infra_error=DROP), "infra_error", "is required")
+    assert_one_error(
+        run_errors(outcome="infra_error", infra_error=None), "infra_error", "is required"
+    )
+    assert_one_error(
+        run_errors(outcome="infra_error", infra_error=DROP), "infra_error", "is required"
+    )
 
 
 def test_it_rejects_an_infra_error_kind_on_a_pass_or_fail():
-    assert_one_error(run_errors(infra_error="timeout"), "infra_error", "must be null when outcome is pass")
-    assert_one_error(run_errors(outcome="fail", infra_error="other"), "infra_error", "outcome is fail")
+    assert_one_error(
+        run_errors(infra_error="timeout"), "infra_error", "must be null when outcome is pass"
+    )
+    assert_one_error(
+        run_errors(outcome="fail", infra_error="other"), "infra_error", "outcome is fail"
+    )
 
 
 def test_it_rejects_an_unknown_infra_error_kind():
-    assert_one_error(run_errors(outcome="infra_error", infra_error="oom"), "infra_error", "timeout, network")
+    assert_one_error(
+        run_errors(outcome="infra_error", infra_error="oom"), "infra_error", "timeout, network"
+    )
 
 
 # ------------------------------------------------------------------------ cost_usd
@@ -362,7 +388,12 @@ def test_it_accepts_null_or_non_negative_counts(field, value):
 @pytest.mark.parametrize("field", ["steps", "tool_calls", "ttft_ms"])
 @pytest.mark.parametrize(
     ("value", "words"),
-    [(-1, ["integer ≥ 0"]), (1.5, ["not a number"]), ("3", ["not a string"]), (False, ["not a boolean"])],
+    [
+        (-1, ["integer ≥ 0"]),
+        (1.5, ["not a number"]),
+        ("3", ["not a string"]),
+        (False, ["not a boolean"]),
+    ],
 )
 def test_it_rejects_bad_counts(field, value, words):
     assert_one_error(run_errors(**{field: value}), field, *words)
@@ -399,14 +430,18 @@ def test_it_rejects_timestamps_without_offset_or_not_iso(field, value, words):
 
 
 def test_it_rejects_finished_before_started_even_across_offsets():
-    errors = run_errors(started_at="2026-11-01T10:00:00+00:00", finished_at="2026-11-01T11:59:00+02:00")
+    errors = run_errors(
+        started_at="2026-11-01T10:00:00+00:00", finished_at="2026-11-01T11:59:00+02:00"
+    )
     assert_one_error(errors, "finished_at", "is before started_at")
 
 
 # ---------------------------------------------------------------------- checkpoints
 
 
-@pytest.mark.parametrize("value", [None, DROP, {"passed": 0, "total": 1}, {"passed": 5, "total": 5}])
+@pytest.mark.parametrize(
+    "value", [None, DROP, {"passed": 0, "total": 1}, {"passed": 5, "total": 5}]
+)
 def test_it_accepts_null_or_consistent_checkpoints(value):
     assert run_errors(checkpoints=value) == []
 
@@ -440,22 +475,37 @@ def test_it_accepts_a_trajectory_path_present_in_the_bundle():
 
 def test_it_rejects_a_trajectory_path_missing_from_the_bundle():
     assert_one_error(
-        run_errors(trajectory="trajectories/nope.json"), "trajectory", "trajectories/nope.json is not in the bundle"
+        run_errors(trajectory="trajectories/nope.json"),
+        "trajectory",
+        "trajectories/nope.json is not in the bundle",
     )
 
 
 @pytest.mark.parametrize(
-    "path", ["runs.jsonl", "manifest.json", "trajectories/../runs.jsonl", "/etc/passwd", "trajectories/x.txt"]
+    "path",
+    [
+        "runs.jsonl",
+        "manifest.json",
+        "trajectories/../runs.jsonl",
+        "/etc/passwd",
+        "trajectories/x.txt",
+    ],
 )
 def test_it_rejects_a_trajectory_path_outside_the_trajectories_folder(path):
     _, errors = check_runs(a_run(trajectory=path), exists=frozenset({path, "runs.jsonl"}))
-    assert [(e.field, "trajectories/<name>.json" in e.message) for e in errors] == [("trajectory", True)]
+    assert [(e.field, "trajectories/<name>.json" in e.message) for e in errors] == [
+        ("trajectory", True)
+    ]
 
 
 def test_it_accepts_an_inline_trajectory_and_keeps_its_unknown_keys():
     steps = [
         {"role": "user", "text": "fix it", "timestamp": 1},
-        {"role": "assistant", "text": "ok", "tool_calls": [{"tool": "bash", "arguments": {"c": "ls"}}]},
+        {
+            "role": "assistant",
+            "text": "ok",
+            "tool_calls": [{"tool": "bash", "arguments": {"c": "ls"}}],
+        },
         {"role": "tool", "text": "a b"},
     ]
     (record,), errors = check_runs(a_run(trajectory=steps))
@@ -488,7 +538,9 @@ def test_it_reports_a_line_that_is_not_json_with_its_line_number():
 
 def test_it_reports_a_line_that_is_not_utf8():
     _, errors = check_runs(b'{"run_id": "r\xff"}')
-    assert [(e.line, e.message) for e in errors] == [(1, "is not valid UTF-8 (byte 0xff at column 14)")]
+    assert [(e.line, e.message) for e in errors] == [
+        (1, "is not valid UTF-8 (byte 0xff at column 14)")
+    ]
 
 
 def test_it_reports_invalid_utf8_hidden_in_an_unknown_field():
@@ -497,7 +549,9 @@ def test_it_reports_invalid_utf8_hidden_in_an_unknown_field():
     assert [e.message.startswith("is not valid UTF-8") for e in errors] == [True]
 
 
-@pytest.mark.parametrize(("line", "kind"), [(b"[1, 2]", "an array"), (b'"x"', "a string"), (b"null", "null")])
+@pytest.mark.parametrize(
+    ("line", "kind"), [(b"[1, 2]", "an array"), (b'"x"', "a string"), (b"null", "null")]
+)
 def test_it_reports_a_line_that_is_not_an_object(line, kind):
     _, errors = check_runs(line)
     assert [e.message for e in errors] == [f"must be a JSON object, not {kind}"]
@@ -567,7 +621,8 @@ def check_sessions(*sessions: dict[str, Any] | bytes):
     errors = ErrorCollector()
     validator = SessionValidator(errors)
     records = [
-        validator.from_json(i, s if isinstance(s, bytes) else encode(s)) for i, s in enumerate(sessions, 1)
+        validator.from_json(i, s if isinstance(s, bytes) else encode(s))
+        for i, s in enumerate(sessions, 1)
     ]
     return records, errors.errors
 
@@ -632,7 +687,9 @@ def test_it_rejects_each_bad_session_field(fields, field, words):
         {"scenario": None, "confirmation": None, "toolset": None, "user": DROP},
         {"toolset": ["bash", {"name": "read_file"}]},
         {"turns": []},
-        {"turns": [{"role": "assistant", "label": None}]},  # a null label on a non-user turn is harmless
+        {
+            "turns": [{"role": "assistant", "label": None}]
+        },  # a null label on a non-user turn is harmless
     ],
 )
 def test_it_accepts_optional_session_fields_absent_or_null(fields):
@@ -696,15 +753,23 @@ def test_it_reads_the_example_manifest():
 
 
 def test_it_defaults_minimal_baseline_to_false_and_contributors_to_empty():
-    manifest = parse_manifest(encode({"format": "arena-bundle/1", "harness": {"name": "H", "version": "1"}}), has_runs=True)
-    assert manifest.harness.minimal_baseline is False and manifest.harness.contributors == []
+    data = encode({"format": "arena-bundle/1", "harness": {"name": "H", "version": "1"}})
+    first, second = (parse_manifest(data, has_runs=True) for _ in range(2))
+    assert first.harness.minimal_baseline is False and first.harness.contributors == []
+    assert first.harness.contributors is not second.harness.contributors  # no shared default
 
 
 def test_it_accepts_a_sessions_only_manifest_without_harness():
     manifest = parse_manifest(
-        encode({"format": "arena-bundle/1", "source": {"name": "arena-sessions", "kind": "sessions"}}), has_runs=False
+        encode(
+            {"format": "arena-bundle/1", "source": {"name": "arena-sessions", "kind": "sessions"}}
+        ),
+        has_runs=False,
     )
-    assert manifest.harness is None and manifest.source == {"name": "arena-sessions", "kind": "sessions"}
+    assert manifest.harness is None and manifest.source == {
+        "name": "arena-sessions",
+        "kind": "sessions",
+    }
 
 
 @pytest.mark.parametrize(
@@ -745,8 +810,13 @@ def test_it_formats_errors_as_file_line_field_message():
         "runs.jsonl:3: cost_usd: must be a finite number"
     )
     assert str(BundleError("manifest.json", None, "format", "x")) == "manifest.json: format: x"
-    assert str(BundleError("up.zip", None, "", "not a valid archive")) == "up.zip: not a valid archive"
-    assert str(BundleError("runs.jsonl", 9, "", "is not valid JSON")) == "runs.jsonl:9: is not valid JSON"
+    assert (
+        str(BundleError("up.zip", None, "", "not a valid archive")) == "up.zip: not a valid archive"
+    )
+    assert (
+        str(BundleError("runs.jsonl", 9, "", "is not valid JSON"))
+        == "runs.jsonl:9: is not valid JSON"
+    )
 
 
 def test_it_caps_the_error_list_and_counts_them_all():
@@ -762,7 +832,10 @@ def test_it_caps_the_error_list_and_counts_them_all():
 
 
 def test_it_keeps_collecting_past_invalid_lines():
-    lines = [encode(a_run(run_id=f"r{i}", trial=i, cost_usd=-1 if i % 3 == 0 else 1)) for i in range(1, 10)]
+    lines = [
+        encode(a_run(run_id=f"r{i}", trial=i, cost_usd=-1 if i % 3 == 0 else 1))
+        for i in range(1, 10)
+    ]
     records, errors = check_runs(*lines)
     assert [r.run_id for r in records if r] == ["r1", "r2", "r4", "r5", "r7", "r8"]
     assert [e.line for e in errors] == [3, 6, 9]

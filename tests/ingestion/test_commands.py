@@ -1,0 +1,52 @@
+"""`manage.py ingest` and `seed_demo`: exit codes, output, the same service underneath."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ingestion.models import Run, Submission
+from tests.builders import EXAMPLE_RUN_BUNDLES
+from tests.conftest import INVALID_DIR
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_ingests_a_bundle_and_prints_the_counts(registry, staff, capsys):
+    call_command("ingest", str(EXAMPLE_RUN_BUNDLES[0]), user="staff")
+    out = capsys.readouterr().out
+    submission = Submission.objects.get()
+    assert f"submission {submission.pk} ingested: 300 runs, 0 sessions" in out
+    assert submission.uploader == staff
+
+
+def test_it_exits_1_and_prints_errors_as_file_line_field_message(registry, staff, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("ingest", str(INVALID_DIR / "negative-cost.tar.gz"), user="staff")
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "runs.jsonl:" in err
+    assert ": cost_usd: " in err
+    assert Run.objects.count() == 0
+
+
+def test_it_says_so_when_the_bytes_were_uploaded_before(registry, staff, capsys):
+    call_command("ingest", str(EXAMPLE_RUN_BUNDLES[0]), user="staff")
+    call_command("ingest", str(EXAMPLE_RUN_BUNDLES[0]), user="staff")
+    assert "already uploaded: submission" in capsys.readouterr().out
+    assert Submission.objects.count() == 1
+
+
+def test_it_fails_clearly_for_a_missing_path_or_user(registry, staff, tmp_path):
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("ingest", str(tmp_path / "nope.tar.gz"), user="staff")
+    with pytest.raises(CommandError, match="no user 'ghost'"):
+        call_command("ingest", str(EXAMPLE_RUN_BUNDLES[0]), user="ghost")
+
+
+def test_it_seeds_the_demo_data_idempotently(capsys):
+    call_command("seed_demo")
+    call_command("seed_demo")
+    assert Submission.objects.filter(status="ingested").count() == 6
+    assert Run.objects.count() == 1500
+    assert "already there" in capsys.readouterr().out

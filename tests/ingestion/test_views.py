@@ -1,0 +1,92 @@
+"""The upload form and the submission page, for each persona."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from ingestion.models import Submission
+from ingestion.services.submissions import submission_ingest
+from tests.builders import EXAMPLE_RUN_BUNDLES, harness_manifest, run_line, tar_gz_bundle
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def logged_in(user) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
+
+
+def csrf_post(client: Client, url: str, data: dict):
+    page = client.get(url)
+    token = page.cookies["csrftoken"].value
+    return client.post(url, {**data, "csrfmiddlewaretoken": token})
+
+
+def test_it_sends_visitors_to_log_in(client):
+    response = client.get("/submit/")
+    assert response.status_code == 302
+    assert response.url.startswith("/accounts/login/")
+
+
+def test_it_uploads_through_the_form_and_shows_the_status(registry, submitter):
+    client = logged_in(submitter)
+    content = EXAMPLE_RUN_BUNDLES[2].read_bytes()
+    response = csrf_post(client, "/submit/", {"file": SimpleUploadedFile("b.tar.gz", content)})
+    submission = Submission.objects.get()
+    assert response.status_code == 302
+    assert response.url == f"/submissions/{submission.pk}/"
+    page = client.get(response.url).content.decode()
+    assert "Ingested" in page
+    assert "300" in page
+
+
+def test_it_refuses_a_post_without_the_csrf_token(registry, submitter):
+    client = logged_in(submitter)
+    content = tar_gz_bundle(harness_manifest(), [run_line()])
+    response = client.post("/submit/", {"file": SimpleUploadedFile("b.tar.gz", content)})
+    assert response.status_code == 403
+    assert not Submission.objects.exists()
+
+
+def test_it_shows_the_api_token_and_curl_line(registry, submitter):
+    page = logged_in(submitter).get("/submit/").content.decode()
+    assert "Authorization: Token " in page
+    assert submitter.auth_token.key in page
+
+
+def test_it_lists_each_error_on_a_rejected_submission(registry, submitter):
+    bad = tar_gz_bundle(harness_manifest(), [run_line(outcome="maybe")])
+    submission, _ = submission_ingest(upload=bad, user=submitter)
+    page = logged_in(submitter).get(f"/submissions/{submission.pk}/").content.decode()
+    assert "Rejected" in page
+    assert "runs.jsonl" in page
+    assert "outcome" in page
+
+
+def test_it_hides_a_submission_from_another_submitter(registry, submitter, other_submitter):
+    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
+    assert logged_in(other_submitter).get(f"/submissions/{submission.pk}/").status_code == 404
+
+
+def test_it_shows_any_submission_to_staff(registry, submitter, staff):
+    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
+    assert logged_in(staff).get(f"/submissions/{submission.pk}/").status_code == 200
+
+
+def test_it_escapes_submitter_notes(registry, submitter):
+    manifest = {**harness_manifest(), "notes": "<script>alert(1)</script>"}
+    submission, _ = submission_ingest(upload=tar_gz_bundle(manifest, [run_line()]), user=submitter)
+    page = logged_in(submitter).get(f"/submissions/{submission.pk}/").content.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_it_returns_only_the_status_partial_to_htmx_polling(registry, submitter):
+    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
+    response = logged_in(submitter).get(f"/submissions/{submission.pk}/", headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert 'id="submission-status"' in body
+    assert "<html" not in body
