@@ -168,6 +168,8 @@ if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://"  # never used while eager; keeps kombu from guessing
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
+# A separate queue name lets tests (or a second deployment) share one Redis safely.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("ARENA_CELERY_QUEUE", "arena")
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = 600

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._django import peak_rss_mb, setup  # noqa: E402
+from bench._django import peak_rss_mb, setup
 
 BENCH_USER = "bench"
 
@@ -33,7 +33,9 @@ def ingest_in_this_process(path: Path) -> dict:
 
     from ingestion.services.submissions import submission_ingest
 
-    user, _ = get_user_model().objects.get_or_create(username=BENCH_USER, defaults={"is_staff": True})
+    user, _ = get_user_model().objects.get_or_create(
+        username=BENCH_USER, defaults={"is_staff": True}
+    )
     rss_before = peak_rss_mb()
     started = time.perf_counter()
     submission, _ = submission_ingest(upload=path, user=user, filename=path.name)
@@ -67,10 +69,10 @@ def copy_baseline(submission_id: int) -> float:
                 buffer.write(chunk)
     data = buffer.getvalue()
     started = time.perf_counter()
-    with transaction.atomic(), connection.cursor() as cursor:
-        with cursor.cursor.copy(f"COPY ingestion_run ({columns}) FROM STDIN") as copy:
-            for offset in range(0, len(data), 1 << 20):
-                copy.write(data[offset : offset + (1 << 20)])
+    statement = f"COPY ingestion_run ({columns}) FROM STDIN"
+    with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for offset in range(0, len(data), 1 << 20):
+            copy.write(data[offset : offset + (1 << 20)])
     seconds = time.perf_counter() - started
     twin.runs.all().delete()
     twin.delete()

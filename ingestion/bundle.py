@@ -690,9 +690,14 @@ class _TarStream:
         return self.tell()
 
     def drain(self) -> None:
-        """Inflate to the end, checking the limits and the gzip CRC."""
+        """Inflate to the end, checking the limits and the gzip CRC.
+
+        After tarfile's end of archive only zero blocks may follow: tarfile also
+        stops, silently, at a damaged header, and the members after it would be lost.
+        """
         while not self._inflater.finished:
-            self.read(CHUNK)
+            if self.read(CHUNK).strip(b"\0"):
+                raise tarfile.ReadError("damaged tar header, or data after the end of the archive")
 
     def _check_limits(self) -> None:
         out = self._inflater.bytes_out

@@ -327,6 +327,9 @@ class Turn(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.role} turn {self.position}"
+
 
 class ToolCall(models.Model):
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="calls")
@@ -342,3 +345,6 @@ class ToolCall(models.Model):
                 fields=["turn", "position"], name="toolcall_turn_position_unique"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} (exit {self.exit_code})"

@@ -25,10 +25,12 @@ def eager_celery(settings, tmp_path):
     """Tasks run in-process and uploads go to a per-test folder."""
     settings.ARENA_UPLOAD_DIR = tmp_path / "uploads"
     settings.ARENA_RECOMPUTE_DEBOUNCE_S = 0
-    previous = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
+    # The app reads Django settings through the CELERY_ namespace, so overrides must
+    # use the namespaced keys (conf.task_always_eager = ... would be shadowed).
+    previous = celery_app.conf.CELERY_TASK_ALWAYS_EAGER
+    celery_app.conf.CELERY_TASK_ALWAYS_EAGER = True
     yield
-    celery_app.conf.task_always_eager = previous
+    celery_app.conf.CELERY_TASK_ALWAYS_EAGER = previous
 
 
 @pytest.fixture

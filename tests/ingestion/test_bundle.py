@@ -707,14 +707,24 @@ def test_it_refuses_a_declared_total_over_the_uncompressed_limit(container, no_c
 
 
 def test_it_guards_the_bytes_actually_inflated_past_the_declared_sizes(inflated):
-    # Random bytes after the tar's end: no header declares them, and they do not
-    # compress, so only the count of inflated bytes can stop them.
+    # Zero padding after the tar's end is legal, and no header declares it: only the
+    # count of inflated bytes can stop it (the ratio limit is lifted to show that).
     tar = gzip.decompress(tar_gz(bundle_files([a_run()])))
-    data = gzip.compress(tar + os.urandom(3 * CHUNK), compresslevel=1)
-    limits = BundleLimits(max_uncompressed_bytes=50_000, max_members=10)
+    data = gzip.compress(tar + bytes(8 * CHUNK))
+    limits = BundleLimits(max_uncompressed_bytes=50_000, max_members=10, max_compression_ratio=1e9)
     error = rejection(data, limits)
     assert error.errors[0].message == "uncompressed size exceeds the limit of 50,000 bytes"
     assert inflated["bytes"] < 2 * CHUNK + len(tar) + 50_000
+
+
+def test_it_rejects_data_after_the_end_of_the_tar(inflated):
+    tar = gzip.decompress(tar_gz(bundle_files([a_run()])))
+    data = gzip.compress(tar + os.urandom(3 * CHUNK), compresslevel=1)
+    message = rejection(data).errors[0].message
+    assert (
+        message == "not a valid archive: damaged tar header, or data after the end of the archive"
+    )
+    assert inflated["bytes"] < len(tar) + 2 * CHUNK
 
 
 @pytest.mark.parametrize(
@@ -868,3 +878,15 @@ def test_it_closes_what_it_opened(tmp_path):
         assert bundle.read_trajectory("trajectories/r-1.json") is not None
         spool = bundle._container._spool
     assert spool._file.closed
+
+
+def test_it_rejects_a_tar_whose_header_is_damaged_midway():
+    tar = bytearray(
+        gzip.decompress(tar_gz(bundle_files([a_run()]) | {"trajectories/x.json": b"[]"}))
+    )
+    header = tar.find(b"trajectories/x.json")
+    tar[header + 148 : header + 156] = b"0000000\0"  # a wrong checksum
+    message = rejection(gzip.compress(bytes(tar))).errors[0].message
+    assert (
+        message == "not a valid archive: damaged tar header, or data after the end of the archive"
+    )

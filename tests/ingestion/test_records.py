@@ -157,6 +157,31 @@ def test_it_keeps_unknown_fields_in_extra_and_never_complains():
     assert not hasattr(record, "harness_url")
 
 
+def test_it_keeps_extras_exactly_whatever_the_mix_of_lines():
+    # Lines with and without extras, the same names again, odd names, and more
+    # distinct names than the decoder learns (then it decodes those lines twice).
+    extras = [{}, {"a": 1}, {"a": 2, "b": [1]}, {}, {"b": {"c": None}}, {"we`ird key": "x"}]
+    extras += [{f"k{i}": i} for i in range(80)] + [{"a": 3}, {}]
+    lines = [a_run(run_id=f"r{i}", trial=i + 1, **extra) for i, extra in enumerate(extras)]
+    records, errors = check_runs(*lines)
+    assert errors == []
+    assert [r.extra for r in records] == extras
+    assert {type(r) for r in records} == {RunRecord}
+    plain = [
+        msgspec.structs.asdict(r)
+        for r in check_runs(*[a_run(run_id=f"r{i}", trial=i + 1) for i in range(len(extras))])[0]
+    ]
+    assert [msgspec.structs.asdict(r) for r in records] == plain
+
+
+def test_it_still_diagnoses_a_bad_line_that_also_has_extras():
+    records, errors = check_runs(
+        a_run(note="x"), a_run(run_id="r2", trial=2, note="y", cost_usd=-1)
+    )
+    assert records[0].extra == {"note": "x"} and records[1] is None
+    assert [(e.line, e.field) for e in errors] == [(2, "cost_usd")]
+
+
 def test_it_does_not_let_a_json_key_set_the_record_attributes():
     (record,), errors = check_runs(a_run(line=99, task_pk=1, extra="x"))
     assert errors == []
@@ -644,6 +669,16 @@ def test_it_accepts_the_example_session_of_the_format():
     assert record.turns[1].tool_calls[0].arguments == {"command": "pytest -q"}
     assert record.turns[1].tool_calls[0].exit_code == 1
     assert (record.line, record.extra) == (1, {"origin": "web"})
+
+
+def test_it_keeps_unknown_session_fields_in_extra():
+    records, errors = check_sessions(
+        a_session(session_id="a", origin="web"),
+        a_session(session_id="b"),
+        a_session(session_id="c", origin=1),
+    )
+    assert errors == []
+    assert [s.extra for s in records] == [{"origin": "web"}, {}, {"origin": 1}]
 
 
 def test_it_tells_an_absent_label_from_a_null_one():

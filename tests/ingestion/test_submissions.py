@@ -127,10 +127,17 @@ def test_it_returns_the_existing_submission_for_the_same_bytes(registry, staff):
 def test_it_leaves_nothing_when_the_last_line_fails(registry, submitter):
     runs = [run_line(f"r-{i}", trial=i + 1) for i in range(12_000)]
     runs[-1]["cost_usd"] = -1
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), runs), user=submitter)
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), runs), user=submitter
+    )
     assert submission.status == Submission.Status.REJECTED
     assert submission.errors == [
-        {"file": "runs.jsonl", "line": 12_000, "field": "cost_usd", "message": submission.errors[0]["message"]}
+        {
+            "file": "runs.jsonl",
+            "line": 12_000,
+            "field": "cost_usd",
+            "message": submission.errors[0]["message"],
+        }
     ]
     assert nothing_stored()
     assert not Harness.objects.filter(submissions__isnull=False).exists()
@@ -138,7 +145,9 @@ def test_it_leaves_nothing_when_the_last_line_fails(registry, submitter):
 
 def test_it_reports_every_error_up_to_200_with_the_total(registry, submitter):
     runs = [run_line(f"r-{i}", trial=i + 1, outcome="maybe") for i in range(250)]
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), runs), user=submitter)
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), runs), user=submitter
+    )
     assert submission.status == Submission.Status.REJECTED
     assert (len(submission.errors), submission.error_count) == (200, 250)
     assert [e["line"] for e in submission.errors[:3]] == [1, 2, 3]
@@ -146,20 +155,32 @@ def test_it_reports_every_error_up_to_200_with_the_total(registry, submitter):
 
 def test_it_keeps_unknown_fields_as_extra_metadata(registry, submitter):
     runs = [run_line("r-1", harness_commit="abc123", notes={"seed": 7})]
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), runs), user=submitter)
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), runs), user=submitter
+    )
     assert submission.status == "ingested", submission.errors
     assert Run.objects.get().extra == {"harness_commit": "abc123", "notes": {"seed": 7}}
 
 
 def test_it_stores_every_field_of_a_run(registry, submitter):
-    trajectory = [{"role": "assistant", "text": "ls", "tool_calls": [{"tool": "bash", "arguments": {"command": "ls"}, "exit_code": 0}]}]
+    trajectory = [
+        {
+            "role": "assistant",
+            "text": "ls",
+            "tool_calls": [{"tool": "bash", "arguments": {"command": "ls"}, "exit_code": 0}],
+        }
+    ]
     run = run_line(
         "r-1", tokens={"input": 10, "output": 5, "cached": 2}, checkpoints={"passed": 3, "total": 5},
         verifier={"name": "tb-verifier", "version": "4.0.0"}, trajectory=trajectory,
     )  # fmt: skip
     submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run]), user=submitter)
     stored = Run.objects.select_related("task", "model", "harness").get()
-    assert (stored.task.task_id, stored.model.name, stored.harness.name) == ("fix-git", "frontier-large", "TestHarness")
+    assert (stored.task.task_id, stored.model.name, stored.harness.name) == (
+        "fix-git",
+        "frontier-large",
+        "TestHarness",
+    )
     assert (stored.tokens_input, stored.tokens_output, stored.tokens_cached) == (10, 5, 2)
     assert (stored.checkpoints_passed, stored.checkpoints_total) == (3, 5)
     assert stored.verifier == {"name": "tb-verifier", "version": "4.0.0"}
@@ -191,12 +212,18 @@ def test_it_ingests_a_directory_bundle_like_its_archive(registry, staff, tmp_pat
 
 
 def test_it_keeps_runs_of_different_submissions_apart(registry, submitter, other_submitter):
-    a, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line("same-id")]), user=submitter)
+    a, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), [run_line("same-id")]), user=submitter
+    )
     b, _ = submission_ingest(
-        upload=tar_gz_bundle(harness_manifest(), [run_line("same-id", outcome="fail")]), user=other_submitter
+        upload=tar_gz_bundle(harness_manifest(), [run_line("same-id", outcome="fail")]),
+        user=other_submitter,
     )
     assert a.pk != b.pk
-    assert sorted(Run.objects.values_list("submission_id", "outcome")) == [(a.pk, "pass"), (b.pk, "fail")]
+    assert sorted(Run.objects.values_list("submission_id", "outcome")) == [
+        (a.pk, "pass"),
+        (b.pk, "fail"),
+    ]
 
 
 def test_it_never_removes_contributors_named_before(registry, submitter):
@@ -209,8 +236,13 @@ def test_it_never_removes_contributors_named_before(registry, submitter):
 
 
 def test_it_refuses_to_flip_an_existing_harness_minimal_flag(registry, staff):
-    submission_ingest(upload=tar_gz_bundle(harness_manifest("Minimal", minimal_baseline=True), [run_line("a")]), user=staff)
-    flipped, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest("Minimal"), [run_line("b")]), user=staff)
+    submission_ingest(
+        upload=tar_gz_bundle(harness_manifest("Minimal", minimal_baseline=True), [run_line("a")]),
+        user=staff,
+    )
+    flipped, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest("Minimal"), [run_line("b")]), user=staff
+    )
     assert flipped.status == "rejected"
     assert "minimal_baseline=true" in flipped.errors[0]["message"]
 

@@ -67,12 +67,16 @@ def test_it_lists_each_error_on_a_rejected_submission(registry, submitter):
 
 
 def test_it_hides_a_submission_from_another_submitter(registry, submitter, other_submitter):
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter
+    )
     assert logged_in(other_submitter).get(f"/submissions/{submission.pk}/").status_code == 404
 
 
 def test_it_shows_any_submission_to_staff(registry, submitter, staff):
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter
+    )
     assert logged_in(staff).get(f"/submissions/{submission.pk}/").status_code == 200
 
 
@@ -85,8 +89,12 @@ def test_it_escapes_submitter_notes(registry, submitter):
 
 
 def test_it_returns_only_the_status_partial_to_htmx_polling(registry, submitter):
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
-    response = logged_in(submitter).get(f"/submissions/{submission.pk}/", headers={"HX-Request": "true"})
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter
+    )
+    response = logged_in(submitter).get(
+        f"/submissions/{submission.pk}/", headers={"HX-Request": "true"}
+    )
     body = response.content.decode()
     assert 'id="submission-status"' in body
     assert "<html" not in body

@@ -1,0 +1,119 @@
+"""End to end through a real Celery worker on Redis: upload, ingest, recompute, read.
+
+The worker is a separate process started here, connected to the test database and a
+queue of its own, so nothing but this test's tasks reach it. Skipped (with the reason)
+only where no Redis answers; CI and every session machine have one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from arena.celery import app as celery_app
+from tests.builders import EXAMPLE_RUN_BUNDLES
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+REDIS_URL = os.environ.get("CELERY_BROKER_URL") or "redis://127.0.0.1:6379/0"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def redis_answers(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def database_url() -> str:
+    """The test database as a URL the worker process can use."""
+    db = connection.settings_dict
+    host = db["HOST"] or ""
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    socket = db.get("OPTIONS", {}).get("host")
+    query = f"?host={socket}" if socket and not host else ""
+    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
+    return f"postgresql://{db['USER']}{password}@{host}{port}/{db['NAME']}{query}"
+
+
+@pytest.fixture
+def worker(settings, tmp_path):
+    if not redis_answers(REDIS_URL):
+        pytest.skip(f"no Redis answers at {REDIS_URL}; the worker test needs one")
+    queue = f"arena-test-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "CELERY_BROKER_URL": REDIS_URL,
+        "ARENA_CELERY_QUEUE": queue,
+        "ARENA_UPLOAD_DIR": str(settings.ARENA_UPLOAD_DIR),
+        "ARENA_RECOMPUTE_DEBOUNCE_S": "1",
+    }
+    log = (tmp_path / "worker.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool=solo", "--loglevel=INFO", "-Q", queue],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    overrides = {
+        "CELERY_TASK_ALWAYS_EAGER": False,
+        "CELERY_BROKER_URL": REDIS_URL,
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
+    }
+    saved = {key: celery_app.conf.get(key) for key in overrides}
+    celery_app.conf.update(overrides)
+    settings.ARENA_RECOMPUTE_DEBOUNCE_S = 1
+    yield tmp_path / "worker.log"
+    celery_app.conf.update(saved)
+    process.terminate()
+    process.wait(timeout=30)
+    log.close()
+
+
+def wait_for(predicate, *, seconds: float, log: Path):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    pytest.fail(f"timed out; worker log:\n{log.read_text()[-4000:]}")
+
+
+def test_it_ingests_and_recomputes_through_the_worker(registry, submitter_api, worker, client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    bundle = next(p for p in EXAMPLE_RUN_BUNDLES if "quill" in p.name)
+    response = submitter_api.post(
+        "/api/v1/submissions/",
+        {"file": SimpleUploadedFile(bundle.name, bundle.read_bytes())},
+        format="multipart",
+    )
+    assert response.status_code == 202
+    assert response.json()["status"] == "queued"  # the web process only queued it
+
+    def ingested():
+        detail = submitter_api.get(response.json()["url"]).json()
+        return detail if detail["status"] == "ingested" else None
+
+    detail = wait_for(ingested, seconds=60, log=worker)
+    assert detail["runs"] == 300
+
+    def board_entries():
+        board = client.get("/api/v1/boards/overall/")
+        return board.json()["entries"] if board.status_code == 200 else None
+
+    entries = wait_for(board_entries, seconds=60, log=worker)
+    assert {(e["harness"], e["model"]) for e in entries} == {
+        ("Quill", "frontier-large"), ("Quill", "frontier-mini"),
+    }  # fmt: skip
+    assert "recompute_boards" in worker.read_text()
