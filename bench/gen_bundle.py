@@ -69,10 +69,12 @@ def write_bundle(
         _write_runs(runs_file, runs, random.Random(seed), tasks)
         size = runs_file.tell()
         runs_file.seek(0)
-        # gzip.GzipFile with mtime=0 keeps the output byte-for-byte reproducible.
+        # mtime=0 and no file name in the gzip header keep the bytes reproducible.
         with (
             open(path, "wb") as raw,
-            gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=compresslevel, mtime=0) as gz,
+            gzip.GzipFile(
+                filename="", fileobj=raw, mode="wb", compresslevel=compresslevel, mtime=0
+            ) as gz,
             tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
         ):
             _add_member(

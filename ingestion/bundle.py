@@ -476,10 +476,13 @@ class _HeaderScan:
         packed = self.archive_size if compressed is None else compressed
         if size > RATIO_MIN_BYTES and size > limit * packed:
             ratio = size // max(packed, 1)
+            source = (
+                f"{packed:,} compressed" if compressed is not None else f"a {packed:,}-byte archive"
+            )
             raise rejected(
                 self.name,
                 f"member {raw_name!r}: compression ratio {ratio:,}:1 exceeds the limit of {limit:g}:1 "
-                f"({size:,} bytes from {packed:,} compressed)",
+                f"({size:,} bytes from {source})",
             )
 
     def raise_if_problems(self) -> None:
@@ -503,7 +506,7 @@ def _safe_member_path(name: str) -> tuple[str, str | None]:
         name.encode("utf-8")
     except UnicodeEncodeError:  # tarfile keeps undecodable bytes as surrogates
         return name, "has a path that is not valid UTF-8"
-    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":" and name[0].isalpha()):
         return name, "has an absolute path"
     parts = name.replace("\\", "/").split("/")
     if ".." in parts:
@@ -520,7 +523,9 @@ class _Container:
     """What a Bundle reads from: an archive, a directory or a JSON document."""
 
     kind: str
-    files: dict[str, int]
+    name: str  # the upload's name, for errors about the container
+    files: dict[str, int]  # normalized path → size, regular files only
+    nested_manifest: str | None = None  # e.g. bundle/manifest.json, for a hint
 
     def has(self, kind: str) -> bool:
         return f"{kind}.jsonl" in self.files
@@ -533,7 +538,7 @@ class _Container:
 
     def manifest_bytes(self, cap: int, errors: ErrorCollector) -> bytes | None:
         if "manifest.json" not in self.files:
-            hint = getattr(self, "nested_manifest", None)
+            hint = self.nested_manifest
             extra = f" (found {hint}: pack the bundle's contents, not its folder)" if hint else ""
             raise rejected(self.name, f"no manifest.json at the archive root{extra}")
         if not (self.has("runs") or self.has("sessions")):
@@ -607,10 +612,12 @@ class _Inflater:
     def read(self, n: int) -> bytes:
         parts = []
         while n > 0 and not self.finished:
-            if not self._input and not self._refill():
-                raise EOFError("the gzip stream is truncated")
+            if not self._input:
+                self._refill()  # may stay empty: zlib can still owe output (a cut match)
             before = len(self._input)
             out = self._z.decompress(self._input, n)
+            if not out and not before and not self._z.eof:
+                raise EOFError("the gzip stream is truncated")
             if self._z.eof:
                 self._input = self._z.unused_data
                 self.bytes_in += before - len(self._input)
@@ -624,9 +631,8 @@ class _Inflater:
                 self.bytes_out += len(out)
         return b"".join(parts)
 
-    def _refill(self) -> bool:
+    def _refill(self) -> None:
         self._input = self._raw.read(self._INPUT_CHUNK)
-        return bool(self._input)
 
     def _next_gzip_member(self) -> None:
         # After one gzip member: another member, zero padding, or the end.
@@ -1094,7 +1100,7 @@ class _Document(_Container):
                 raws = _decode_items(top[kind]) if kind in top else None
             except msgspec.ValidationError as exc:
                 raise rejected(self.name, "must be an array", field=kind) from exc
-            items[kind] = None if raws is None else [bytes(raw) for raw in raws]
+            items[kind] = raws  # slices of `data`, not copies: decoded as they are
         return bytes(top["manifest"]), items
 
     def _split_leniently(

@@ -748,6 +748,7 @@ class _LineValidator:
         return self._check_object(line_no, obj)
 
     def _diagnose(self, line_no: int, data: bytes) -> Any:
+        data = bytes(data)  # a JSON document's items are msgspec.Raw slices
         if not data.strip():
             return None  # blank lines are allowed
         obj = parse_json(data, lambda field, msg: self._error(line_no, field, msg))

@@ -89,31 +89,38 @@ def wait_for(predicate, *, seconds: float, log: Path):
     pytest.fail(f"timed out; worker log:\n{log.read_text()[-4000:]}")
 
 
-def test_it_ingests_and_recomputes_through_the_worker(registry, submitter_api, worker, client):
+def test_it_ingests_a_burst_and_recomputes_once_after_it(registry, submitter_api, worker, client):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    bundle = next(p for p in EXAMPLE_RUN_BUNDLES if "quill" in p.name)
-    response = submitter_api.post(
-        "/api/v1/submissions/",
-        {"file": SimpleUploadedFile(bundle.name, bundle.read_bytes())},
-        format="multipart",
-    )
-    assert response.status_code == 202
-    assert response.json()["status"] == "queued"  # the web process only queued it
+    from leaderboard.models import BoardSnapshot
 
-    def ingested():
-        detail = submitter_api.get(response.json()["url"]).json()
-        return detail if detail["status"] == "ingested" else None
+    names = ("quill", "openharness", "termpilot")
+    bundles = [next(p for p in EXAMPLE_RUN_BUNDLES if name in p.name) for name in names]
+    urls = []
+    for bundle in bundles:
+        response = submitter_api.post(
+            "/api/v1/submissions/",
+            {"file": SimpleUploadedFile(bundle.name, bundle.read_bytes())},
+            format="multipart",
+        )
+        assert response.status_code == 202
+        assert response.json()["status"] == "queued"  # the web process only queued it
+        urls.append(response.json()["url"])
 
-    detail = wait_for(ingested, seconds=60, log=worker)
-    assert detail["runs"] == 300
+    def all_ingested():
+        details = [submitter_api.get(url).json() for url in urls]
+        return details if all(d["status"] == "ingested" for d in details) else None
+
+    details = wait_for(all_ingested, seconds=90, log=worker)
+    assert [d["runs"] for d in details] == [300, 300, 300]
 
     def board_entries():
         board = client.get("/api/v1/boards/overall/")
         return board.json()["entries"] if board.status_code == 200 else None
 
     entries = wait_for(board_entries, seconds=60, log=worker)
-    assert {(e["harness"], e["model"]) for e in entries} == {
-        ("Quill", "frontier-large"), ("Quill", "frontier-mini"),
-    }  # fmt: skip
-    assert "recompute_boards" in worker.read_text()
+    assert {e["harness"] for e in entries} == {"Quill", "OpenHarness", "TermPilot"}
+    assert len(entries) == 6
+    # One recompute after the burst, not one per bundle.
+    assert BoardSnapshot.objects.count() == 1
+    assert worker.read_text().count("'recomputed'") == 1

@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import re
 import stat
 import tarfile
@@ -890,3 +891,22 @@ def test_it_rejects_a_tar_whose_header_is_damaged_midway():
     assert (
         message == "not a valid archive: damaged tar header, or data after the end of the archive"
     )
+
+
+@pytest.mark.parametrize("read_size", [1, 3, 258, 4096, CHUNK])
+def test_it_inflates_exactly_what_gzip_does_whatever_the_read_size(read_size):
+    rng = random.Random(read_size)
+    data = b"".join(
+        rng.choice([b"a" * rng.randrange(1, 600), rng.randbytes(50)]) for _ in range(400)
+    )
+    packed = gzip.compress(data[:7000]) + gzip.compress(data[7000:]) + b"\0" * 3
+    inflater = bundle_module._Inflater(io.BytesIO(packed))
+    out = []
+    while not inflater.finished:
+        out.append(inflater.read(read_size))
+    assert b"".join(out) == data
+    assert (inflater.bytes_in, inflater.bytes_out) == (len(packed) - 3, len(data))
+    with pytest.raises(EOFError):
+        truncated = bundle_module._Inflater(io.BytesIO(gzip.compress(data)[:-20]))
+        while not truncated.finished:
+            truncated.read(read_size)

@@ -1,5 +1,5 @@
-from tests.browser.test_board_browser import *  # noqa
-def test_dbg(page_without_js, site):
+from tests.browser.test_board_browser import site  # noqa
+def test_zz(page_without_js, site):
     page = page_without_js
     page.goto(site.url + "/?sort=cost_per_success")
     print(page.inner_html("#board-filters"))
