@@ -1,22 +1,28 @@
 """Benchmark board computation (methodology §2): set-based SQL feeding leaderboard.stats.
 
-Two aggregate queries over the runs table give every figure for every (board, agent):
-one for counts, sums and percentiles, one for the (trials, passes) shape of each task
-that pass^k needs. Python then only applies the formulas and orders the rows.
+Two queries read the runs table:
+* one GROUP BY (submission, harness, model, task, outcome) with plain counts and sums,
+  about as costly as any aggregate over the table; every rule of §2 (infra errors,
+  conflicts, withdrawals, boards) applies to whole groups, so Python rolls the few
+  thousand group rows up into (board, agent) totals and per-task pass^k shapes;
+* one percentile query (p50/p95 of TTFT and duration) over the counted runs, using
+  GROUPING SETS so that all boards come out of a single pass.
+Both can be restricted to some harnesses, for the incremental recompute after an ingest.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection
 
 from leaderboard import stats
 
-# Which runs are conflict-excluded (methodology §2.2): a person who authored the task
-# and contributes to the harness, unless the latest admin decision dismissed it; or a
-# pair an admin confirmed. Minimal baseline runs are never excluded (applied below).
+# Which (harness, task) pairs are conflict-excluded (methodology §2.2): a person who
+# authored the task and contributes to the harness, unless the latest admin decision
+# dismissed it; or a pair an admin confirmed. The Minimal baseline is exempted below.
 EXCLUDED_PAIRS_SQL = """
     natural_conflicts AS (
         SELECT DISTINCT hc.harness_id, ta.task_id
@@ -38,121 +44,175 @@ EXCLUDED_PAIRS_SQL = """
     )
 """
 
-# Every run of a submission that counts, with the flags the rules need. Tasks that
-# are not approved, or not in an official suite, reach no board.
-FLAGGED_RUNS_SQL = (
+GROUPS_SQL = (
     "WITH "
     + EXCLUDED_PAIRS_SQL
     + """,
-    board_tasks AS (
-        SELECT 'overall' AS board, t.id AS task_id
-        FROM ingestion_task t JOIN ingestion_suite s ON s.id = t.suite_id
-        WHERE t.approved AND s.official
-        UNION ALL
-        SELECT 'coding', t.id
-        FROM ingestion_task t
-        JOIN ingestion_suite s ON s.id = t.suite_id
-        JOIN ingestion_category c ON c.id = t.category_id
-        WHERE t.approved AND s.official AND c.coding
-        UNION ALL
-        SELECT s.slug || '-' || s.version, t.id
-        FROM ingestion_task t JOIN ingestion_suite s ON s.id = t.suite_id
-        WHERE t.approved AND s.official
-    ),
-    flagged AS (
-        SELECT r.*, sub.created_at AS submitted_at,
-               (r.outcome <> 'infra_error' AND NOT h.minimal_baseline
-                AND ep.harness_id IS NOT NULL) AS coi,
-               (r.outcome <> 'infra_error'
-                AND (h.minimal_baseline OR ep.harness_id IS NULL)) AS counted,
-               EXTRACT(EPOCH FROM r.finished_at - r.started_at)::float8 AS duration_s
-        FROM ingestion_run r
-        JOIN ingestion_submission sub ON sub.id = r.submission_id AND sub.status = 'ingested'
-        JOIN ingestion_harness h ON h.id = r.harness_id
-        LEFT JOIN excluded_pairs ep ON ep.harness_id = r.harness_id AND ep.task_id = r.task_id
+    groups AS (
+        SELECT submission_id, harness_id, model_id, task_id, outcome,
+               count(*) AS runs,
+               sum(cost_usd) AS cost, count(cost_usd) AS priced,
+               sum(tokens_input + tokens_output)::bigint AS tokens,
+               count(tokens_input + tokens_output) AS tokened,
+               sum(steps) AS steps, count(steps) AS steps_n,
+               sum(tool_calls) AS tool_calls, count(tool_calls) AS tool_calls_n,
+               sum(checkpoints_passed::float8 / checkpoints_total) AS partial,
+               count(checkpoints_total) AS partial_n
+        FROM ingestion_run
         {where}
+        GROUP BY submission_id, harness_id, model_id, task_id, outcome
     )
+    SELECT g.harness_id, g.model_id, g.task_id, g.outcome, g.runs, g.cost, g.priced,
+           g.tokens, g.tokened, g.steps, g.steps_n, g.tool_calls, g.tool_calls_n,
+           g.partial, g.partial_n, sub.created_at,
+           (NOT h.minimal_baseline AND ep.harness_id IS NOT NULL) AS conflicted
+    FROM groups g
+    JOIN ingestion_submission sub ON sub.id = g.submission_id AND sub.status = 'ingested'
+    JOIN ingestion_harness h ON h.id = g.harness_id
+    LEFT JOIN excluded_pairs ep ON ep.harness_id = g.harness_id AND ep.task_id = g.task_id
 """
 )
 
-AGGREGATES_SQL = """
-    SELECT bt.board, f.harness_id, f.model_id,
-        count(*) AS runs,
-        count(*) FILTER (WHERE f.outcome = 'infra_error') AS infra_errors,
-        count(*) FILTER (WHERE f.coi) AS conflict_excluded,
-        count(*) FILTER (WHERE f.counted) AS n,
-        count(*) FILTER (WHERE f.counted AND f.outcome = 'pass') AS passes,
-        coalesce(sum(f.cost_usd) FILTER (WHERE f.counted), 0) AS total_cost,
-        count(*) FILTER (WHERE f.counted AND f.cost_usd IS NULL) AS missing_cost,
-        coalesce(sum(f.tokens_input + f.tokens_output) FILTER (WHERE f.counted), 0) AS total_tokens,
-        count(*) FILTER (WHERE f.counted
-                         AND (f.tokens_input IS NULL OR f.tokens_output IS NULL)) AS missing_tokens,
-        avg(f.checkpoints_passed::float8 / f.checkpoints_total)
-            FILTER (WHERE f.counted AND f.checkpoints_total > 0) AS partial_score,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY f.ttft_ms) FILTER (WHERE f.counted) AS ttft_p50,
-        percentile_cont(0.95) WITHIN GROUP (ORDER BY f.ttft_ms) FILTER (WHERE f.counted) AS ttft_p95,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY f.duration_s) FILTER (WHERE f.counted) AS duration_p50,
-        percentile_cont(0.95) WITHIN GROUP (ORDER BY f.duration_s) FILTER (WHERE f.counted) AS duration_p95,
-        avg(f.steps) FILTER (WHERE f.counted)::float8 AS mean_steps,
-        avg(f.tool_calls) FILTER (WHERE f.counted)::float8 AS mean_tool_calls,
-        max(f.submitted_at) AS latest_submission
-    FROM flagged f JOIN board_tasks bt ON bt.task_id = f.task_id
-    GROUP BY bt.board, f.harness_id, f.model_id
+PERCENTILES_SQL = (
+    "WITH "
+    + EXCLUDED_PAIRS_SQL
+    + """
+    SELECT r.harness_id, r.model_id, t.suite_id, c.coding, GROUPING(t.suite_id, c.coding),
+           percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY r.ttft_ms),
+           percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (
+               ORDER BY EXTRACT(EPOCH FROM r.finished_at - r.started_at)::float8)
+    FROM ingestion_run r
+    JOIN ingestion_submission sub ON sub.id = r.submission_id AND sub.status = 'ingested'
+    JOIN ingestion_harness h ON h.id = r.harness_id
+    JOIN ingestion_task t ON t.id = r.task_id
+    JOIN ingestion_suite s ON s.id = t.suite_id
+    JOIN ingestion_category c ON c.id = t.category_id
+    LEFT JOIN excluded_pairs ep ON ep.harness_id = r.harness_id AND ep.task_id = r.task_id
+    WHERE r.outcome <> 'infra_error' AND t.approved AND s.official
+          AND (h.minimal_baseline OR ep.harness_id IS NULL) {and_where}
+    GROUP BY GROUPING SETS ((r.harness_id, r.model_id),
+                            (r.harness_id, r.model_id, t.suite_id),
+                            (r.harness_id, r.model_id, c.coding))
 """
+)
 
-# pass^k depends on each task only through (counted trials, passes), so the tasks of
-# an agent collapse to a handful of (n, c) shapes with a count each.
-TASK_SHAPES_SQL = """
-    SELECT board, harness_id, model_id, n, c, count(*) AS tasks
-    FROM (
-        SELECT bt.board, f.harness_id, f.model_id, f.task_id,
-               count(*) AS n, count(*) FILTER (WHERE f.outcome = 'pass') AS c
-        FROM flagged f JOIN board_tasks bt ON bt.task_id = f.task_id
-        WHERE f.counted
-        GROUP BY bt.board, f.harness_id, f.model_id, f.task_id
-    ) per_task
-    GROUP BY board, harness_id, model_id, n, c
+# GROUPING(suite_id, coding) of each grouping set above.
+OVERALL_SET, SUITE_SET, CODING_SET = 3, 1, 2
+
+BOARD_TASKS_SQL = """
+    SELECT t.id, s.slug || '-' || s.version, cat.coding
+    FROM ingestion_task t
+    JOIN ingestion_suite s ON s.id = t.suite_id
+    JOIN ingestion_category cat ON cat.id = t.category_id
+    WHERE t.approved AND s.official
 """
 
 
 @dataclass
-class AgentAggregate:
-    board: str
-    harness_id: int
-    model_id: int
-    runs: int
-    infra_errors: int
-    conflict_excluded: int
-    n: int
-    passes: int
-    total_cost: float
-    missing_cost: int
-    total_tokens: int
-    missing_tokens: int
-    partial_score: float | None
-    ttft_p50: float | None
-    ttft_p95: float | None
-    duration_p50: float | None
-    duration_p95: float | None
-    mean_steps: float | None
-    mean_tool_calls: float | None
-    latest_submission: object
-    task_shapes: list[tuple[int, int, int]] = field(default_factory=list)
+class AgentTotals:
+    """Everything one agent's runs on one board add up to."""
+
+    runs: int = 0
+    infra_errors: int = 0
+    conflict_excluded: int = 0
+    n: int = 0
+    passes: int = 0
+    cost: float = 0.0
+    unpriced: int = 0
+    tokens: int = 0
+    untokened: int = 0
+    steps: int = 0
+    steps_n: int = 0
+    tool_calls: int = 0
+    tool_calls_n: int = 0
+    partial: float = 0.0
+    partial_n: int = 0
+    latest_submission: datetime | None = None
+    # task id -> [counted trials, passes], for pass^k
+    per_task: dict[int, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    # ttft p50, ttft p95, duration p50, duration p95
+    percentiles: tuple = (None, None, None, None)
 
 
-def board_aggregates(*, harness_ids: list[int] | None = None) -> list[AgentAggregate]:
-    """Every (board, agent) aggregate, optionally only for some harnesses."""
-    where, params = "", []
-    if harness_ids is not None:
-        where, params = "WHERE r.harness_id = ANY(%s)", [harness_ids]
-    prefix = FLAGGED_RUNS_SQL.format(where=where)
+AgentKey = tuple[str, int, int]  # (board slug, harness id, model id)
+
+
+def board_tasks() -> dict[int, list[str]]:
+    """Task id -> the boards it counts on (approved tasks of official suites only)."""
+    boards: dict[int, list[str]] = {}
     with connection.cursor() as cursor:
-        cursor.execute(prefix + AGGREGATES_SQL, params)
-        aggregates = {(row[0], row[1], row[2]): AgentAggregate(*row) for row in cursor.fetchall()}
-        cursor.execute(prefix + TASK_SHAPES_SQL, params)
-        for board, harness_id, model_id, n, c, tasks in cursor.fetchall():
-            aggregates[(board, harness_id, model_id)].task_shapes.append((n, c, tasks))
-    return list(aggregates.values())
+        cursor.execute(BOARD_TASKS_SQL)
+        for task_id, suite_board, coding in cursor.fetchall():
+            boards[task_id] = ["overall", suite_board] + (["coding"] if coding else [])
+    return boards
+
+
+def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, AgentTotals]:
+    """(board, harness, model) -> totals, optionally only for some harnesses."""
+    tasks = board_tasks()
+    suite_boards = _suite_board_slugs()
+    where, and_where, params = "", "", []
+    if harness_ids is not None:
+        where, and_where, params = (
+            "WHERE harness_id = ANY(%s)",
+            "AND r.harness_id = ANY(%s)",
+            [harness_ids],
+        )
+    totals: dict[AgentKey, AgentTotals] = defaultdict(AgentTotals)
+    with connection.cursor() as cursor:
+        cursor.execute(GROUPS_SQL.format(where=where), params)
+        for row in cursor.fetchall():
+            for board in tasks.get(row[2], ()):
+                _add_group(totals[(board, row[0], row[1])], row)
+        cursor.execute(PERCENTILES_SQL.format(and_where=and_where), params)
+        for harness_id, model_id, suite_id, coding, grouping, ttft, duration in cursor.fetchall():
+            board = _percentile_board(grouping, suite_id, coding, suite_boards)
+            if board and (board, harness_id, model_id) in totals:
+                totals[(board, harness_id, model_id)].percentiles = (
+                    *(ttft or (None, None)),
+                    *(duration or (None, None)),
+                )
+    return dict(totals)
+
+
+def _suite_board_slugs() -> dict[int, str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, slug || '-' || version FROM ingestion_suite")
+        return dict(cursor.fetchall())
+
+
+def _percentile_board(
+    grouping: int, suite_id: int | None, coding: bool | None, suites: dict[int, str]
+) -> str | None:
+    if grouping == OVERALL_SET:
+        return "overall"
+    if grouping == SUITE_SET:
+        return suites.get(suite_id)
+    return "coding" if coding else None  # the non-coding half of the coding set is unused
+
+
+def _add_group(t: AgentTotals, row: tuple) -> None:
+    (_, _, task_id, outcome, runs, cost, priced, tokens, tokened, steps, steps_n,
+     tool_calls, tool_calls_n, partial, partial_n, submitted_at, conflicted) = row  # fmt: skip
+    t.runs += runs
+    t.latest_submission = max(filter(None, (t.latest_submission, submitted_at)))
+    if outcome == "infra_error":
+        t.infra_errors += runs
+        return
+    if conflicted:
+        t.conflict_excluded += runs
+        return
+    passes = runs if outcome == "pass" else 0
+    t.n, t.passes = t.n + runs, t.passes + passes
+    t.per_task[task_id][0] += runs
+    t.per_task[task_id][1] += passes
+    t.cost += cost or 0.0
+    t.unpriced += runs - priced
+    t.tokens += tokens or 0
+    t.untokened += runs - tokened
+    t.steps, t.steps_n = t.steps + (steps or 0), t.steps_n + steps_n
+    t.tool_calls, t.tool_calls_n = t.tool_calls + (tool_calls or 0), t.tool_calls_n + tool_calls_n
+    t.partial, t.partial_n = t.partial + (partial or 0.0), t.partial_n + partial_n
 
 
 @dataclass(frozen=True)
@@ -163,60 +223,54 @@ class AgentName:
     minimal_baseline: bool
 
 
-def entry_figures(aggregate: AgentAggregate, name: AgentName) -> dict:
+def entry_figures(t: AgentTotals, name: AgentName) -> dict:
     """Every published figure of one entry except rank and the Token Saving badge."""
-    a = aggregate
-    pass_rate = a.passes / a.n if a.n else None
-    low, high = stats.wilson_interval(a.passes, a.n)
-    cost, cost_status = stats.cost_per_success(a.total_cost, a.passes, a.missing_cost > 0)
-    tokens = None if a.missing_tokens else a.total_tokens
+    low, high = stats.wilson_interval(t.passes, t.n)
+    cost, cost_status = stats.cost_per_success(t.cost, t.passes, t.unpriced > 0)
+    ttft_p50, ttft_p95, duration_p50, duration_p95 = t.percentiles
     return {
         "harness": name.harness,
         "harness_version": name.harness_version,
         "model": name.model,
         "minimal_baseline": name.minimal_baseline,
-        "runs": a.runs,
-        "n": a.n,
-        "passes": a.passes,
-        "pass_rate": pass_rate,
+        "runs": t.runs,
+        "n": t.n,
+        "passes": t.passes,
+        "pass_rate": t.passes / t.n if t.n else None,
         "wilson_low": low,
         "wilson_high": high,
-        "infra_errors": a.infra_errors,
-        "infra_error_rate": a.infra_errors / a.runs if a.runs else None,
-        "under_review": stats.is_under_review(a.infra_errors, a.runs),
-        "conflict_excluded": a.conflict_excluded,
+        "infra_errors": t.infra_errors,
+        "infra_error_rate": t.infra_errors / t.runs if t.runs else None,
+        "under_review": stats.is_under_review(t.infra_errors, t.runs),
+        "conflict_excluded": t.conflict_excluded,
         "cost_per_success": cost,
         "cost_per_success_status": cost_status,
-        "tokens_per_success": stats.tokens_per_success(tokens, a.passes),
-        "pass_hat_k": pass_k_from_shapes(a.task_shapes),
-        "partial_score": a.partial_score,
-        "ttft_ms_p50": a.ttft_p50,
-        "ttft_ms_p95": a.ttft_p95,
-        "duration_s_p50": a.duration_p50,
-        "duration_s_p95": a.duration_p95,
-        "mean_steps": a.mean_steps,
-        "mean_tool_calls": a.mean_tool_calls,
+        "tokens_per_success": stats.tokens_per_success(None if t.untokened else t.tokens, t.passes),
+        "pass_hat_k": stats.pass_k_table(tuple(nc) for nc in t.per_task.values()),
+        "partial_score": t.partial / t.partial_n if t.partial_n else None,
+        "ttft_ms_p50": ttft_p50,
+        "ttft_ms_p95": ttft_p95,
+        "duration_s_p50": duration_p50,
+        "duration_s_p95": duration_p95,
+        "mean_steps": t.steps / t.steps_n if t.steps_n else None,
+        "mean_tool_calls": t.tool_calls / t.tool_calls_n if t.tool_calls_n else None,
+        "latest_submission_at": t.latest_submission,
     }
 
 
-def pass_k_from_shapes(shapes: list[tuple[int, int, int]]) -> dict[str, dict]:
-    """pass^k table from (n, c, number of tasks) shapes; same as stats.pass_k_table."""
-    per_task = [(n, c) for n, c, tasks in sorted(shapes) for _ in range(tasks)]
-    return stats.pass_k_table(per_task)
-
-
-def award_token_saving(entries: list[dict], latest: dict[int, object]) -> None:
+def award_token_saving(entries: list[dict]) -> None:
     """Set token_saving on every entry of one board, against the same model's Minimal.
 
-    `latest` maps id(entry) to its latest submission time, which picks the Minimal
-    version when a board holds several for one model.
+    When a board holds several Minimal versions for one model, the most recently
+    submitted one is the baseline.
     """
     minimal_by_model: dict[str, dict] = {}
     for entry in entries:
-        if entry["minimal_baseline"]:
-            current = minimal_by_model.get(entry["model"])
-            if current is None or latest[id(entry)] > latest[id(current)]:
-                minimal_by_model[entry["model"]] = entry
+        current = minimal_by_model.get(entry["model"])
+        if entry["minimal_baseline"] and (
+            current is None or entry["latest_submission_at"] > current["latest_submission_at"]
+        ):
+            minimal_by_model[entry["model"]] = entry
     for entry in entries:
         minimal = minimal_by_model.get(entry["model"], {})
         entry["token_saving"] = stats.token_saving(
@@ -250,26 +304,28 @@ def order_and_rank(entries: list[dict]) -> list[dict]:
         (e for e in entries if is_rankable(e)), key=lambda e: (-e["wilson_low"], *_tie_order(e))
     )
     unranked = sorted((e for e in entries if not is_rankable(e)), key=_tie_order)
-    for entry, rank in zip(
-        ranked, stats.competition_ranks([e["wilson_low"] for e in ranked]), strict=True
-    ):
+    ranks = stats.competition_ranks([e["wilson_low"] for e in ranked])
+    for entry, rank in zip(ranked, ranks, strict=True):
         entry["rank"] = rank
     for entry in unranked:
         entry["rank"] = None
     return ranked + unranked
 
 
-def build_board_entries(
-    aggregates: list[AgentAggregate], names: dict[tuple[int, int], AgentName]
-) -> dict[str, list[dict]]:
-    """Board slug -> entries in display order, every figure of api.md's Entry."""
-    by_board: dict[str, list[dict]] = defaultdict(list)
-    latest: dict[int, object] = {}
-    for aggregate in aggregates:
-        entry = entry_figures(aggregate, names[(aggregate.harness_id, aggregate.model_id)])
-        entry["harness_id"], entry["model_id"] = aggregate.harness_id, aggregate.model_id
-        latest[id(entry)] = aggregate.latest_submission
-        by_board[aggregate.board].append(entry)
+def finish_boards(by_board: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """Badges, ranks and display order for every board's entries."""
     for entries in by_board.values():
-        award_token_saving(entries, latest)
+        award_token_saving(entries)
     return {board: order_and_rank(entries) for board, entries in by_board.items()}
+
+
+def fresh_entries(
+    totals: dict[AgentKey, AgentTotals], names: dict[tuple[int, int], AgentName]
+) -> dict[str, list[dict]]:
+    """Board slug -> entry figures (unordered) computed from run totals."""
+    by_board: dict[str, list[dict]] = defaultdict(list)
+    for (board, harness_id, model_id), t in totals.items():
+        entry = entry_figures(t, names[(harness_id, model_id)])
+        entry["harness_id"], entry["model_id"] = harness_id, model_id
+        by_board[board].append(entry)
+    return by_board

@@ -22,6 +22,13 @@ FOREST_MAX_ROWS = 40
 ROW_HEIGHT_PX = 22
 
 CONFIG = {"displayModeBar": False, "responsive": True}
+# Translucent grey reads on the light and the dark theme alike (Plotly's default
+# white grid glares on a dark page).
+GRID = "rgba(128,128,128,0.25)"
+
+
+def _axis(**extra: Any) -> dict:
+    return {"gridcolor": GRID, "zerolinecolor": GRID, "linecolor": GRID, **extra}
 
 
 class EntryLike(Protocol):
@@ -44,7 +51,7 @@ def agent_label(entry: EntryLike) -> str:
 
 def _base_layout(**extra: Any) -> dict:
     layout = {
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
+        "margin": {"l": 10, "r": 24, "t": 10, "b": 40},
         "paper_bgcolor": "rgba(0,0,0,0)",
         "plot_bgcolor": "rgba(0,0,0,0)",
         "font": {"size": 12},
@@ -76,15 +83,20 @@ def forest_plot(entries: Iterable[EntryLike], max_rows: int = FOREST_MAX_ROWS) -
     shown = drawable[:max_rows]
     labels = [f"{format_rank(e.rank, getattr(e, 'tied', False))}  {agent_label(e)}" for e in shown]
     data = [
-        _forest_trace([e for e in shown if e.rank is not None], labels, shown, RANKED_COLOUR, "ranked"),
-        _forest_trace([e for e in shown if e.rank is None], labels, shown, UNRANKED_COLOUR, "not ranked"),
+        _forest_trace(
+            [e for e in shown if e.rank is not None], labels, shown, RANKED_COLOUR, "ranked"
+        ),
+        _forest_trace(
+            [e for e in shown if e.rank is None], labels, shown, UNRANKED_COLOUR, "not ranked"
+        ),
     ]
     layout = _base_layout(
         height=max(160, 60 + ROW_HEIGHT_PX * len(shown)),
-        xaxis={"range": [0, 1], "tickformat": ".0%", "title": {"text": "Pass rate, 95% interval"},
-               "zeroline": False, "gridcolor": "rgba(128,128,128,0.25)"},
-        yaxis={"autorange": "reversed", "automargin": True, "type": "category",
-               "categoryorder": "array", "categoryarray": labels},
+        # A hair past both ends so the 0% and 100% ticks are drawn.
+        xaxis=_axis(range=[-0.01, 1.01], tickformat=".0%", dtick=0.2, zeroline=False,
+                    title={"text": "Pass rate, 95% interval"}),
+        yaxis=_axis(autorange="reversed", automargin=True, type="category",
+                    categoryorder="array", categoryarray=labels),
     )  # fmt: skip
     return ForestPlot(_figure(data, layout), shown=len(shown), omitted=len(drawable) - len(shown))
 
@@ -153,12 +165,18 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
     """Cost per success (log x) against pass rate, with the Pareto frontier as steps.
 
     Entries without a cost per success cannot be placed on a log axis; they are
-    returned with their reason so the page lists them beside the chart.
+    returned with their reason so the page lists them beside the chart. Unranked
+    entries are drawn in grey but do not shape the frontier: their figures are the
+    ones under review or without counted runs.
     """
     ordered = sorted(entries, key=lambda e: e.position)
     plotted = [e for e in ordered if _has_cost(e)]
-    not_plotted = [NotPlotted(agent_label(e), _not_plotted_reason(e)) for e in ordered if not _has_cost(e)]
-    frontier = pareto_frontier((e.cost_per_success, e.pass_rate) for e in plotted)
+    not_plotted = [
+        NotPlotted(agent_label(e), _not_plotted_reason(e)) for e in ordered if not _has_cost(e)
+    ]
+    frontier = pareto_frontier(
+        (e.cost_per_success, e.pass_rate) for e in plotted if e.rank is not None
+    )
     data = [
         {
             "type": "scatter",
@@ -176,7 +194,9 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
             "x": [e.cost_per_success for e in plotted],
             "y": [e.pass_rate for e in plotted],
             "marker": {
-                "color": [RANKED_COLOUR if e.rank is not None else UNRANKED_COLOUR for e in plotted],
+                "color": [
+                    RANKED_COLOUR if e.rank is not None else UNRANKED_COLOUR for e in plotted
+                ],
                 "size": 8,
             },
             "hovertext": [
@@ -189,17 +209,21 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
     ]
     layout = _base_layout(
         height=320,
-        xaxis={"type": "log", "title": {"text": "Cost per success (USD, log scale)"},
-               "tickprefix": "$", "gridcolor": "rgba(128,128,128,0.25)"},
-        yaxis={"range": [0, 1], "tickformat": ".0%", "title": {"text": "Pass rate"},
-               "gridcolor": "rgba(128,128,128,0.25)"},
+        # Ticks at 1, 2 and 5 of each decade, in dollars: "$0.05", "$2".
+        xaxis=_axis(type="log", dtick="D2", tickformat="$.2~g",
+                    title={"text": "Cost per success (USD, log scale)"}),
+        yaxis=_axis(range=[0, 1.02], tickformat=".0%", title={"text": "Pass rate"}),
     )  # fmt: skip
     layout["margin"]["l"] = 50
     return CostPlot(_figure(data, layout), not_plotted)
 
 
 def _has_cost(entry: EntryLike) -> bool:
-    return entry.cost_per_success is not None and entry.cost_per_success > 0 and entry.pass_rate is not None
+    return (
+        entry.cost_per_success is not None
+        and entry.cost_per_success > 0
+        and entry.pass_rate is not None
+    )
 
 
 def _not_plotted_reason(entry: EntryLike) -> str:
@@ -223,7 +247,9 @@ def pass_k_curve(pass_hat_k: dict | None) -> dict:
             "y": [row.pass_at_k for row in rows],
             "line": {"color": RANKED_COLOUR, "width": 1.5, "dash": "dot"},
             "opacity": 0.45,
-            "hovertext": [f"pass@{r.k} = {percent(r.pass_at_k)} over {r.tasks} tasks" for r in rows],
+            "hovertext": [
+                f"pass@{r.k} = {percent(r.pass_at_k)} over {r.tasks} tasks" for r in rows
+            ],
             "hoverinfo": "text",
         },
         {
@@ -241,8 +267,8 @@ def pass_k_curve(pass_hat_k: dict | None) -> dict:
         height=280,
         showlegend=True,
         legend={"orientation": "h", "y": -0.3},
-        xaxis={"title": {"text": "k (trials)"}, "dtick": 1, "range": [0.7, 8.3]},
-        yaxis={"range": [0, 1], "tickformat": ".0%", "gridcolor": "rgba(128,128,128,0.25)"},
+        xaxis=_axis(title={"text": "k (trials)"}, dtick=1, range=[0.7, 8.3]),
+        yaxis=_axis(range=[0, 1.02], tickformat=".0%"),
     )
     layout["margin"].update({"l": 50, "b": 80})
     return _figure(data, layout)

@@ -7,6 +7,7 @@ so readers never see a half-built board and never wait for a recompute.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
@@ -21,6 +22,9 @@ class BoardState(models.Model):
     requested_at = models.DateTimeField(null=True, blank=True)
     scheduled = models.BooleanField(default=False)
     computed_at = models.DateTimeField(null=True, blank=True)
+    # What the next recompute must cover: some harnesses, or everything.
+    pending_harness_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    full_pending = models.BooleanField(default=False)
 
     class Meta:
         verbose_name = "board state"
@@ -166,6 +170,8 @@ class BoardEntry(models.Model):
     duration_s_p95 = models.FloatField(null=True)
     mean_steps = models.FloatField(null=True)
     mean_tool_calls = models.FloatField(null=True)
+    # Picks the Minimal version to compare with when a board holds several.
+    latest_submission_at = models.DateTimeField(null=True)
 
     class Meta:
         ordering = ["board", "position"]

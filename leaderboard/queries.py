@@ -136,12 +136,9 @@ def sort_headers(params: BoardParams) -> dict[str, SortHeader]:
 def _sort_header(params: BoardParams, key: str, sort_key: SortKey) -> SortHeader:
     active = params.sort_key == key
     descending = params.sort.startswith("-")
-    if active:
-        next_descending = not descending
-    else:
-        next_descending = sort_key.descending_first
-    aria = "none"
-    indicator = ""
+    # A second click on the active column flips it; a first click sorts best first.
+    next_descending = not descending if active else sort_key.descending_first
+    aria, indicator = "none", ""
     if active:
         aria, indicator = ("descending", "▼") if descending else ("ascending", "▲")
     next_sort = ("-" if next_descending else "") + key
@@ -298,6 +295,7 @@ def agent_profile(harness: Harness, model: LanguageModel) -> AgentProfile:
         .select_related("board")
         .order_by("board__position")
     )
+    _mark_ties(board_rows)
     cells = task_grid_cells(harness, model)
     counts = {status: 0 for status in GRID_SYMBOLS}
     for _suite, _category, _task, cell in cells:
@@ -313,6 +311,22 @@ def agent_profile(harness: Harness, model: LanguageModel) -> AgentProfile:
         pass_k_entry=next((row for row in board_rows if row.pass_hat_k), None),
         runs_total=len(cells),
     )
+
+
+def _mark_ties(rows: list[BoardEntry]) -> None:
+    """Set `tied` on entries whose rank another entry of their board shares (one query)."""
+    ranked = [row for row in rows if row.rank is not None]
+    if not ranked:
+        return
+    shared = (
+        BoardEntry.objects.filter(board__in=[row.board_id for row in ranked])
+        .exclude(pk__in=[row.pk for row in ranked])
+        .filter(rank__in=[row.rank for row in ranked])
+        .values_list("board_id", "rank")
+    )
+    tied = set(shared)
+    for row in rows:
+        row.tied = (row.board_id, row.rank) in tied
 
 
 def excluded_task_ids(harness: Harness) -> set[int]:
@@ -346,7 +360,12 @@ def task_grid_cells(harness: Harness, model: LanguageModel) -> list[GridRow]:
                      "task__suite__name", "task__suite__version", "task__category__name")
     )  # fmt: skip
     return [
-        (f"{suite} {version}", category, task_code, GridCell(pk, trial, run_status(outcome, task in excluded)))
+        (
+            f"{suite} {version}",
+            category,
+            task_code,
+            GridCell(pk, trial, run_status(outcome, task in excluded)),
+        )
         for pk, trial, outcome, task, task_code, suite, version, category in runs
     ]
 
@@ -381,7 +400,9 @@ VISIBLE_STATUSES = (Submission.Status.INGESTED, Submission.Status.WITHDRAWN)
 
 def run_for_page(pk: int) -> Run | None:
     return (
-        Run.objects.select_related("task__suite", "task__category", "harness", "model", "submission")
+        Run.objects.select_related(
+            "task__suite", "task__category", "harness", "model", "submission"
+        )
         .filter(pk=pk, submission__status__in=VISIBLE_STATUSES)
         .first()
     )
@@ -475,7 +496,9 @@ def _tool_call_view(call: dict) -> ToolCallView:
         tool=str(call.get("tool") or "?"),
         command=fold(command),
         arguments=fold(json.dumps(arguments, indent=2, ensure_ascii=False)) if arguments else None,
-        exit_code=exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
+        exit_code=exit_code
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool)
+        else None,
         output=fold(_as_text(call.get("output"))),
     )
 
@@ -503,16 +526,22 @@ def _as_text(value: Any) -> str | None:
 
 def official_suites() -> list[Suite]:
     """Official suites with their approved tasks, categories and authors (three queries)."""
-    approved = Task.objects.filter(approved=True).select_related("category").prefetch_related("authors")
+    approved = (
+        Task.objects.filter(approved=True).select_related("category").prefetch_related("authors")
+    )
     return list(
         Suite.objects.filter(official=True)
         .order_by("pk")
-        .prefetch_related(Prefetch("tasks", queryset=approved.order_by("task_id"), to_attr="approved_tasks"))
+        .prefetch_related(
+            Prefetch("tasks", queryset=approved.order_by("task_id"), to_attr="approved_tasks")
+        )
     )
 
 
 def coding_categories() -> list[str]:
-    return list(Category.objects.filter(coding=True).order_by("name").values_list("name", flat=True))
+    return list(
+        Category.objects.filter(coding=True).order_by("name").values_list("name", flat=True)
+    )
 
 
 def find_agent(harness: str, version: str, model: str) -> tuple[Harness, LanguageModel] | None:
@@ -521,4 +550,3 @@ def find_agent(harness: str, version: str, model: str) -> tuple[Harness, Languag
     if found_harness is None or found_model is None:
         return None
     return found_harness, found_model
-

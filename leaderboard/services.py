@@ -1,26 +1,36 @@
-"""Recomputing the boards into a new snapshot, swapped in atomically."""
+"""Recomputing the boards into a new snapshot, swapped in atomically.
+
+A full recompute reads every run. After an ingest, withdrawal or conflict decision
+only the harnesses concerned can have changed, so the incremental path recomputes
+their rows and carries every other agent's figures over from the current snapshot;
+ranks and Token Saving badges, which depend on the whole board, are always redone.
+"""
 
 from __future__ import annotations
 
 import time
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from ingestion.models import Harness, LanguageModel, Suite
-from leaderboard.boards import AgentName, board_aggregates, build_board_entries
+from leaderboard.boards import AgentName, agent_totals, finish_boards, fresh_entries
 from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
 
-# Snapshots older than the current one are kept for a while (a reader may still be
-# paging through one) and then deleted, so the tables stay the size of a few boards.
+# Older snapshots are kept for a while (a reader may still be on one), then deleted.
 SNAPSHOTS_KEPT = 3
+# Serialises recomputes across processes: two at once would each swap in a snapshot
+# missing the other's changes.
+RECOMPUTE_LOCK = 7_201_001
+# Sorting inside the percentile aggregates should stay in memory.
+RECOMPUTE_WORK_MEM = "128MB"
 
 ENTRY_FIELDS = (
-    "rank", "harness_name", "harness_version", "model_name", "minimal_baseline", "runs", "n",
-    "passes", "pass_rate", "wilson_low", "wilson_high", "infra_errors", "infra_error_rate",
-    "under_review", "conflict_excluded", "cost_per_success", "cost_per_success_status",
-    "tokens_per_success", "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95",
-    "duration_s_p50", "duration_s_p95", "mean_steps", "mean_tool_calls",
+    "rank", "harness_version", "minimal_baseline", "runs", "n", "passes", "pass_rate",
+    "wilson_low", "wilson_high", "infra_errors", "infra_error_rate", "under_review",
+    "conflict_excluded", "cost_per_success", "cost_per_success_status", "tokens_per_success",
+    "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50",
+    "duration_s_p95", "mean_steps", "mean_tool_calls", "latest_submission_at",
 )  # fmt: skip
 
 
@@ -33,20 +43,30 @@ def board_definitions() -> list[tuple[str, str]]:
 
 
 def agent_names() -> dict[tuple[int, int], AgentName]:
-    harnesses = {h.pk: h for h in Harness.objects.all()}
-    models = dict(LanguageModel.objects.values_list("pk", "name"))
+    harnesses = list(Harness.objects.all())
+    models = list(LanguageModel.objects.values_list("pk", "name"))
     return {
-        (h_id, m_id): AgentName(h.name, h.version, m_name, h.minimal_baseline)
-        for h_id, h in harnesses.items()
-        for m_id, m_name in models.items()
+        (h.pk, m_id): AgentName(h.name, h.version, m_name, h.minimal_baseline)
+        for h in harnesses
+        for m_id, m_name in models
     }
 
 
 @transaction.atomic
-def boards_recompute() -> BoardSnapshot:
-    """Compute every board from the runs and make the result the current snapshot."""
+def boards_recompute(*, harness_ids: list[int] | None = None) -> BoardSnapshot:
+    """Compute the boards and make the result the current snapshot.
+
+    With `harness_ids`, only those harnesses' runs are read again (see module doc).
+    """
     started = time.monotonic()
-    boards = build_board_entries(board_aggregates(), agent_names())
+    _prepare_session()
+    current = BoardSnapshot.objects.current()
+    if current is None:
+        harness_ids = None  # nothing to carry over
+    by_board = fresh_entries(agent_totals(harness_ids=harness_ids), agent_names())
+    if harness_ids is not None:
+        _carry_over(current, set(harness_ids), by_board)
+    boards = finish_boards(by_board)
     snapshot = BoardSnapshot.objects.create(computed_at=timezone.now())
     for position, (slug, title) in enumerate(board_definitions()):
         _board_write(snapshot, slug, title, position, boards.get(slug, []))
@@ -56,6 +76,35 @@ def boards_recompute() -> BoardSnapshot:
     _snapshot_swap(snapshot)
     BoardState.objects.update_or_create(pk=1, defaults={"computed_at": snapshot.computed_at})
     return snapshot
+
+
+def _prepare_session() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_LOCK])
+        cursor.execute(f"SET LOCAL work_mem = '{RECOMPUTE_WORK_MEM}'")
+        # Fresh statistics on the small tables keep the planner from nested-looping
+        # over the runs table when a status filter is misestimated.
+        cursor.execute("ANALYZE ingestion_submission, ingestion_harness")
+
+
+def _carry_over(
+    current: BoardSnapshot, recomputed: set[int], by_board: dict[str, list[dict]]
+) -> None:
+    """Add the current snapshot's entries of every harness that was not recomputed."""
+    kept = BoardEntry.objects.filter(board__snapshot=current).exclude(harness_id__in=recomputed)
+    for row in kept.select_related("board"):
+        by_board[row.board.slug].append(_entry_from_row(row))
+
+
+def _entry_from_row(row: BoardEntry) -> dict:
+    entry = {f: getattr(row, f) for f in ENTRY_FIELDS}
+    entry.update(
+        harness=row.harness_name,
+        model=row.model_name,
+        harness_id=row.harness_id,
+        model_id=row.model_id,
+    )
+    return entry
 
 
 def _board_write(
@@ -71,19 +120,16 @@ def _board_write(
 
 
 def _entry_row(board: Board, position: int, entry: dict) -> BoardEntry:
-    values = {
-        "harness_name": entry["harness"],
-        "model_name": entry["model"],
-        "token_saving_ratio": entry["token_saving"]["ratio"],
-        "token_saving_awarded": entry["token_saving"]["awarded"],
-    }
-    values.update({f: entry[f] for f in ENTRY_FIELDS if f in entry})
     return BoardEntry(
         board=board,
         position=position,
         harness_id=entry["harness_id"],
         model_id=entry["model_id"],
-        **values,
+        harness_name=entry["harness"],
+        model_name=entry["model"],
+        token_saving_ratio=entry["token_saving"]["ratio"],
+        token_saving_awarded=entry["token_saving"]["awarded"],
+        **{f: entry[f] for f in ENTRY_FIELDS},
     )
 
 
@@ -91,7 +137,5 @@ def _snapshot_swap(snapshot: BoardSnapshot) -> None:
     BoardSnapshot.objects.filter(is_current=True).update(is_current=False)
     BoardSnapshot.objects.filter(pk=snapshot.pk).update(is_current=True)
     snapshot.is_current = True
-    stale = BoardSnapshot.objects.order_by("-computed_at", "-pk").values_list("pk", flat=True)[
-        SNAPSHOTS_KEPT:
-    ]
-    BoardSnapshot.objects.filter(pk__in=list(stale)).delete()
+    older = BoardSnapshot.objects.order_by("-computed_at", "-pk").values_list("pk", flat=True)
+    BoardSnapshot.objects.filter(pk__in=list(older[SNAPSHOTS_KEPT:])).delete()

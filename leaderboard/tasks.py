@@ -12,22 +12,30 @@ from django.utils import timezone
 from leaderboard.models import BoardState
 
 
-def recompute_boards_soon() -> None:
-    """Ask for a recompute; schedules the task unless one is already waiting."""
+def recompute_boards_soon(*, harness_ids: list[int] | None = None) -> None:
+    """Ask for a recompute of some harnesses (or of everything, with None).
+
+    Requests pile up in BoardState; the task is scheduled only if none is waiting.
+    """
     BoardState.load()
     with transaction.atomic():
         state = BoardState.objects.select_for_update().get(pk=1)
         state.requested_at = timezone.now()
-        already_scheduled = state.scheduled
-        state.scheduled = True
-        state.save(update_fields=["requested_at", "scheduled"])
+        if harness_ids is None:
+            state.full_pending = True
+        else:
+            state.pending_harness_ids = sorted(set(state.pending_harness_ids) | set(harness_ids))
+        already_scheduled, state.scheduled = state.scheduled, True
+        state.save(
+            update_fields=["requested_at", "full_pending", "pending_harness_ids", "scheduled"]
+        )
     if not already_scheduled:
         recompute_boards.apply_async(countdown=settings.ARENA_RECOMPUTE_DEBOUNCE_S)
 
 
 @shared_task(soft_time_limit=900, time_limit=960)
 def recompute_boards() -> str:
-    """Recompute once the requests have been quiet for the debounce interval."""
+    """Recompute once requests have been quiet for the debounce interval."""
     debounce = timedelta(seconds=settings.ARENA_RECOMPUTE_DEBOUNCE_S)
     with transaction.atomic():
         state = BoardState.objects.select_for_update().get(pk=1)
@@ -38,9 +46,10 @@ def recompute_boards() -> str:
             wait = (debounce - quiet_for).total_seconds()
             transaction.on_commit(lambda: recompute_boards.apply_async(countdown=wait))
             return "postponed"
-        state.scheduled = False
-        state.save(update_fields=["scheduled"])
+        harness_ids = None if state.full_pending else list(state.pending_harness_ids)
+        state.scheduled, state.full_pending, state.pending_harness_ids = False, False, []
+        state.save(update_fields=["scheduled", "full_pending", "pending_harness_ids"])
     from leaderboard.services import boards_recompute
 
-    boards_recompute()
+    boards_recompute(harness_ids=harness_ids)
     return "recomputed"

@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from leaderboard import charts, queries, stats
 from leaderboard.models import Board, BoardEntry
@@ -29,13 +29,13 @@ BOARD_TEMPLATE = "leaderboard/board.html"
 BOARD_PARTIALS = {"board-page", "board-table"}
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """The headline (overall) board."""
     return _board_page(request, slug=None)
 
 
-@require_GET
+@require_safe
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     return _board_page(request, slug=slug)
 
@@ -104,18 +104,18 @@ EXPORT_FIELDS = (
 )  # fmt: skip
 
 
-@require_GET
+@require_safe
 def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     """The board as CSV or JSON, with the same filters and order as the page."""
-    if fmt not in {"csv", "json"}:
+    if fmt not in EXPORTERS:
         raise Http404(f"no export format {fmt!r}")
     current = queries.pick_board(queries.current_boards(), slug)
     if current is None:
         raise Http404(f"no board {slug!r}")
     table = queries.board_table(current, BoardParams.from_query(request.GET))
     rows = [_export_row(entry) for entry in table.entries]
-    body, content_type = (_csv(current, rows), "text/csv") if fmt == "csv" else (_json(current, rows), "application/json")
-    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+    write, content_type = EXPORTERS[fmt]
+    response = HttpResponse(write(current, rows), content_type=f"{content_type}; charset=utf-8")
     stamp = current.snapshot.computed_at.strftime("%Y%m%dT%H%M%SZ")
     response["Content-Disposition"] = f'attachment; filename="arena-{current.slug}-{stamp}.{fmt}"'
     return response
@@ -132,15 +132,32 @@ def _export_row(entry: BoardEntry) -> dict:
 def _csv(current: Board, rows: list[dict]) -> str:
     buffer = io.StringIO()
     # Leading "#" lines carry the terms; csv readers skip them with comment="#".
-    buffer.write(f"# {ATTRIBUTION} Board: {current.title} ({current.slug}), computed {current.snapshot.computed_at.isoformat()}.\n")
+    computed = current.snapshot.computed_at.isoformat()
+    buffer.write(f"# {ATTRIBUTION} Board: {current.title} ({current.slug}), computed {computed}.\n")
     buffer.write(f"# {DATA_TERMS}\n")
     k_columns = [f"pass_hat_{k}" for k in range(1, stats.PASS_K_MAX + 1)]
-    writer = csv.DictWriter(buffer, fieldnames=[*EXPORT_FIELDS, *k_columns], extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(
+        buffer, fieldnames=[*EXPORT_FIELDS, *k_columns], extrasaction="ignore", lineterminator="\n"
+    )
     writer.writeheader()
     for row in rows:
         pass_k = {f"pass_hat_{k}": value["value"] for k, value in row["pass_hat_k"].items()}
-        writer.writerow({**row, **pass_k})
+        writer.writerow({**_spreadsheet_safe(row), **pass_k})
     return buffer.getvalue()
+
+
+# A cell starting with one of these is a formula to a spreadsheet. Names come from
+# bundles, so one that starts so is written with a leading apostrophe instead.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+BUNDLE_TEXT_FIELDS = ("harness", "harness_version", "model")
+
+
+def _spreadsheet_safe(row: dict) -> dict:
+    safe = dict(row)
+    for key in BUNDLE_TEXT_FIELDS:
+        if str(safe[key]).startswith(FORMULA_PREFIXES):
+            safe[key] = "'" + safe[key]
+    return safe
 
 
 def _json(current: Board, rows: list[dict]) -> str:
@@ -155,11 +172,14 @@ def _json(current: Board, rows: list[dict]) -> str:
     return json.dumps(document, indent=1)
 
 
+EXPORTERS = {"csv": (_csv, "text/csv"), "json": (_json, "application/json")}
+
+
 # ---------------------------------------------------------------------------------
 # Agent, run and methodology pages
 
 
-@require_GET
+@require_safe
 def agent(request: HttpRequest, harness: str, version: str, model: str) -> HttpResponse:
     found = queries.find_agent(harness, version, model)
     if found is None:
@@ -175,7 +195,7 @@ def agent(request: HttpRequest, harness: str, version: str, model: str) -> HttpR
     return render(request, "leaderboard/agent.html", context)
 
 
-@require_GET
+@require_safe
 def run(request: HttpRequest, pk: int) -> HttpResponse:
     found = queries.run_for_page(pk)
     if found is None:
@@ -191,7 +211,7 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "leaderboard/run.html", context)
 
 
-@require_GET
+@require_safe
 def methodology(request: HttpRequest) -> HttpResponse:
     example_low, example_high = stats.wilson_interval(7, 9)
     context = {
@@ -202,7 +222,12 @@ def methodology(request: HttpRequest) -> HttpResponse:
         "token_saving_ratio": stats.TOKEN_SAVING_RATIO,
         "pass_k_max": stats.PASS_K_MAX,
         "min_ranked_sessions": stats.MIN_RANKED_SESSIONS,
-        "example": {"low": example_low, "high": example_high, "pass_rate": 7 / 9, "infra_rate": 2 / 12},
+        "example": {
+            "low": example_low,
+            "high": example_high,
+            "pass_rate": 7 / 9,
+            "infra_rate": 2 / 12,
+        },
         "computed_at": queries.current_computed_at(),
         **_terms(),
     }

@@ -213,7 +213,8 @@ def _finish(
     if status == Submission.Status.INGESTED:
         from leaderboard.tasks import recompute_boards_soon
 
-        transaction.on_commit(recompute_boards_soon)
+        harness_ids = [submission.harness_id] if submission.harness_id else []
+        transaction.on_commit(lambda: recompute_boards_soon(harness_ids=harness_ids))
 
 
 def _error_json(error: BundleError) -> dict:

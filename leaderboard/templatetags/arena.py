@@ -106,7 +106,9 @@ def interval_text(entry: Any) -> str:
     """'95% CI 62.1%–80.3%', or why there is none."""
     if entry.wilson_low is None or entry.wilson_high is None:
         return "No counted runs, so no interval"
-    return f"95% CI {percent(entry.wilson_low)}–{percent(entry.wilson_high)} (Wilson, z = {stats.Z})"
+    return (
+        f"95% CI {percent(entry.wilson_low)}–{percent(entry.wilson_high)} (Wilson, z = {stats.Z})"
+    )
 
 
 @register.filter

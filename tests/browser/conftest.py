@@ -74,7 +74,9 @@ def page(browser, transactional_db) -> Iterator:
 
 @pytest.fixture
 def page_without_js(browser, transactional_db) -> Iterator:
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1280, "height": 900}
+    )
     opened = context.new_page()
     yield opened
     context.close()

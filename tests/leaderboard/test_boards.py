@@ -23,7 +23,9 @@ def submit(user, runs, *, harness="H", version="1.0.0", **harness_fields) -> Sub
     return submission
 
 
-def outcomes(*results: str, task: str = OTHER_TASK, model: str = "m", prefix: str = "r", **fields) -> list[dict]:
+def outcomes(
+    *results: str, task: str = OTHER_TASK, model: str = "m", prefix: str = "r", **fields
+) -> list[dict]:
     """Runs with the given outcomes ('pass', 'fail', 'timeout' for an infra error)."""
     runs = []
     for i, result in enumerate(results):
@@ -40,7 +42,9 @@ def outcomes(*results: str, task: str = OTHER_TASK, model: str = "m", prefix: st
 
 def board(slug: str = "overall") -> list[BoardEntry]:
     snapshot = boards_recompute()
-    return list(BoardEntry.objects.filter(board__snapshot=snapshot, board__slug=slug).order_by("position"))
+    return list(
+        BoardEntry.objects.filter(board__snapshot=snapshot, board__slug=slug).order_by("position")
+    )
 
 
 def entry(harness: str, model: str = "m", slug: str = "overall") -> BoardEntry:
@@ -80,7 +84,12 @@ def test_it_ranks_ties_together_and_skips_the_next_rank(registry, submitter):
 
 def test_it_leaves_an_entry_with_no_counted_runs_unranked(registry, submitter):
     submit(submitter, outcomes("pass", "fail"), harness="Counted")
-    submit(submitter, outcomes("pass", task=MIRA_TASK), harness="AllExcluded", contributors=["mira.chen"])
+    submit(
+        submitter,
+        outcomes("pass", task=MIRA_TASK),
+        harness="AllExcluded",
+        contributors=["mira.chen"],
+    )
     e = entry("AllExcluded")
     assert (e.n, e.pass_rate, e.wilson_low, e.rank) == (0, None, None, None)
     assert e.cost_per_success_status == "no_successes"
@@ -107,7 +116,11 @@ def test_it_ignores_a_missing_price_on_an_infra_error(registry, submitter):
 def test_it_reports_no_cost_per_success_without_successes(registry, submitter):
     submit(submitter, outcomes("fail", "fail", cost_usd=0.5))
     e = entry("H")
-    assert (e.cost_per_success, e.cost_per_success_status, e.tokens_per_success) == (None, "no_successes", None)
+    assert (e.cost_per_success, e.cost_per_success_status, e.tokens_per_success) == (
+        None,
+        "no_successes",
+        None,
+    )
 
 
 def test_it_nulls_tokens_per_success_when_a_run_lacks_token_counts(registry, submitter):
@@ -125,7 +138,12 @@ def test_it_awards_token_saving_against_the_same_models_minimal(registry, submit
     submit(submitter, outcomes("pass", "fail", **cheap), harness="Saver")  # 800 / 1000 = 0.8
     submit(submitter, outcomes("pass", "fail", **heavy), harness="Spender")
     submit(submitter, outcomes("fail", "fail", "pass", **cheap), harness="Worse")  # lower pass rate
-    saver, spender, worse, minimal = entry("Saver"), entry("Spender"), entry("Worse"), entry("Minimal")
+    saver, spender, worse, minimal = (
+        entry("Saver"),
+        entry("Spender"),
+        entry("Worse"),
+        entry("Minimal"),
+    )
     assert (saver.token_saving_ratio, saver.token_saving_awarded) == (pytest.approx(0.8), True)
     assert (spender.token_saving_ratio, spender.token_saving_awarded) == (1.0, False)
     assert worse.token_saving_awarded is False
@@ -140,35 +158,69 @@ def test_it_gives_no_badge_without_a_minimal_entry_for_the_model(registry, submi
 
 
 def test_it_compares_with_the_most_recently_submitted_minimal_version(registry, submitter, staff):
-    submit(staff, outcomes("pass", tokens={"input": 100, "output": 0}), harness="Minimal", version="1", minimal_baseline=True)
-    submit(staff, outcomes("pass", tokens={"input": 1000, "output": 0}, prefix="v2"), harness="Minimal", version="2", minimal_baseline=True)
+    submit(
+        staff,
+        outcomes("pass", tokens={"input": 100, "output": 0}),
+        harness="Minimal",
+        version="1",
+        minimal_baseline=True,
+    )
+    submit(
+        staff,
+        outcomes("pass", tokens={"input": 1000, "output": 0}, prefix="v2"),
+        harness="Minimal",
+        version="2",
+        minimal_baseline=True,
+    )
     submit(submitter, outcomes("pass", tokens={"input": 500, "output": 0}), harness="Agent")
     assert entry("Agent").token_saving_ratio == pytest.approx(0.5)
 
 
 def test_it_excludes_conflicted_runs_unless_dismissed(registry, submitter, staff):
-    submit(submitter, outcomes("pass", task=MIRA_TASK) + outcomes("fail"), contributors=["mira.chen"])
+    submit(
+        submitter, outcomes("pass", task=MIRA_TASK) + outcomes("fail"), contributors=["mira.chen"]
+    )
     assert (entry("H").conflict_excluded, entry("H").n) == (1, 1)
     harness, task = Harness.objects.get(name="H"), Task.objects.get(task_id=MIRA_TASK)
-    ConflictDecision.objects.create(harness=harness, task=task, decision="dismiss", decided_by=staff)
+    ConflictDecision.objects.create(
+        harness=harness, task=task, decision="dismiss", decided_by=staff
+    )
     assert (entry("H").conflict_excluded, entry("H").n) == (0, 2)
-    ConflictDecision.objects.create(harness=harness, task=task, decision="confirm", decided_by=staff)
+    ConflictDecision.objects.create(
+        harness=harness, task=task, decision="confirm", decided_by=staff
+    )
     assert (entry("H").conflict_excluded, entry("H").n) == (1, 1)  # the latest decision wins
 
 
-def test_it_excludes_a_conflict_an_admin_confirmed_where_the_data_shows_none(registry, submitter, staff):
+def test_it_excludes_a_conflict_an_admin_confirmed_where_the_data_shows_none(
+    registry, submitter, staff
+):
     submit(submitter, outcomes("pass", "fail", "timeout"))
     ConflictDecision.objects.create(
-        harness=Harness.objects.get(name="H"), task=Task.objects.get(task_id=OTHER_TASK), decision="confirm"
+        harness=Harness.objects.get(name="H"),
+        task=Task.objects.get(task_id=OTHER_TASK),
+        decision="confirm",
     )
     e = entry("H")
-    assert (e.conflict_excluded, e.n, e.infra_errors) == (2, 0, 1)  # infra errors are not counted twice
+    assert (e.conflict_excluded, e.n, e.infra_errors) == (
+        2,
+        0,
+        1,
+    )  # infra errors are not counted twice
 
 
 def test_it_never_excludes_the_minimal_baseline(registry, staff):
-    submit(staff, outcomes("pass", task=MIRA_TASK), harness="Minimal", minimal_baseline=True, contributors=["mira.chen"])
+    submit(
+        staff,
+        outcomes("pass", task=MIRA_TASK),
+        harness="Minimal",
+        minimal_baseline=True,
+        contributors=["mira.chen"],
+    )
     ConflictDecision.objects.create(
-        harness=Harness.objects.get(name="Minimal"), task=Task.objects.get(task_id=MIRA_TASK), decision="confirm"
+        harness=Harness.objects.get(name="Minimal"),
+        task=Task.objects.get(task_id=MIRA_TASK),
+        decision="confirm",
     )
     e = entry("Minimal")
     assert (e.conflict_excluded, e.n, e.minimal_baseline) == (0, 1, True)
@@ -186,7 +238,15 @@ def test_it_drops_withdrawn_submissions_from_every_board(registry, submitter):
 def test_it_builds_coding_and_suite_boards_from_the_registry(registry, submitter):
     runs = outcomes("pass", task="openssl-selfsigned-cert")  # category security: not coding
     runs += outcomes("pass", task="regex-log", prefix="c")  # terminal: coding
-    runs += [run_line("poly", suite="aider-polyglot", suite_version="1.0.0", task_id="python/bowling", model="m")]
+    runs += [
+        run_line(
+            "poly",
+            suite="aider-polyglot",
+            suite_version="1.0.0",
+            task_id="python/bowling",
+            model="m",
+        )
+    ]
     submit(submitter, runs)
     assert entry("H").runs == 3
     assert entry("H", slug="coding").runs == 2
@@ -205,8 +265,16 @@ def test_it_computes_pass_hat_k_over_tasks_with_enough_trials(registry, submitte
     runs = outcomes("pass", "pass", "fail") + outcomes("pass", task="sqlite-db-truncate")
     submit(submitter, runs)
     table = entry("H").pass_hat_k
-    assert table["1"] == {"value": pytest.approx((2 / 3 + 1) / 2), "pass_at_k": pytest.approx((2 / 3 + 1) / 2), "tasks": 2}
-    assert table["2"] == {"value": pytest.approx(1 / 3), "pass_at_k": pytest.approx(1.0), "tasks": 1}
+    assert table["1"] == {
+        "value": pytest.approx((2 / 3 + 1) / 2),
+        "pass_at_k": pytest.approx((2 / 3 + 1) / 2),
+        "tasks": 2,
+    }
+    assert table["2"] == {
+        "value": pytest.approx(1 / 3),
+        "pass_at_k": pytest.approx(1.0),
+        "tasks": 1,
+    }
     assert table["3"]["tasks"] == 1 and "4" not in table
 
 

@@ -58,3 +58,16 @@ def test_it_lists_every_board_in_tab_order(example_boards, client):
     ]  # fmt: skip
     assert {b["kind"] for b in boards} == {"benchmark"}
     assert all(b["entries"] == 10 for b in boards)
+
+
+def test_it_gets_the_same_boards_incrementally_as_from_scratch(example_boards, client):
+    # example_boards was built by the incremental path (one harness per ingest) and then
+    # a full recompute; recompute again incrementally for one harness and compare.
+    from ingestion.models import Harness
+
+    full = {
+        slug: client.get(f"/api/v1/boards/{slug}/").json()["entries"] for slug in EXPECTED["boards"]
+    }
+    boards_recompute(harness_ids=[Harness.objects.get(name="Quill").pk])
+    for slug, entries in full.items():
+        assert client.get(f"/api/v1/boards/{slug}/").json()["entries"] == entries

@@ -55,12 +55,12 @@ def test_it_orders_the_forest_plot_by_rank_whatever_the_input_order():
 
 def test_it_draws_each_interval_around_its_pass_rate():
     plot = charts.forest_plot(ranked_board())
-    ranked, unranked = plot.figure["data"]
+    ranked, _ = plot.figure["data"]
     low, high = stats.wilson_interval(90, 100)
     assert ranked["x"][0] == pytest.approx(0.9)
     assert ranked["error_x"]["array"][0] == pytest.approx(high - 0.9)
     assert ranked["error_x"]["arrayminus"][0] == pytest.approx(0.9 - low)
-    assert plot.figure["layout"]["xaxis"]["range"] == [0, 1]
+    assert plot.figure["layout"]["xaxis"]["tickformat"] == ".0%"
 
 
 def test_it_draws_unranked_entries_in_grey_and_leaves_out_those_without_runs():
@@ -80,7 +80,16 @@ def test_it_caps_the_forest_plot_and_says_how_many_it_left_out():
 
 
 def test_it_finds_the_pareto_frontier_of_a_hand_made_set():
-    points = [(1.0, 0.5), (2.0, 0.4), (3.0, 0.7), (3.0, 0.6), (0.5, 0.2), (5.0, 0.7), (10.0, 0.9), (0.5, 0.1)]
+    points = [
+        (1.0, 0.5),
+        (2.0, 0.4),
+        (3.0, 0.7),
+        (3.0, 0.6),
+        (0.5, 0.2),
+        (5.0, 0.7),
+        (10.0, 0.9),
+        (0.5, 0.1),
+    ]
     assert charts.pareto_frontier(points) == [(0.5, 0.2), (1.0, 0.5), (3.0, 0.7), (10.0, 0.9)]
 
 
@@ -109,7 +118,7 @@ def test_it_draws_the_frontier_as_a_step_line_on_a_log_axis():
 
 def test_it_lists_entries_without_a_cost_beside_the_chart_with_the_reason():
     plot = charts.cost_vs_pass_rate(ranked_board())
-    frontier, points = plot.figure["data"]
+    _, points = plot.figure["data"]
     assert [item.label for item in plot.not_plotted] == ["D 1.0 · m", "E 1.0 · m"]
     assert "missing price" in plot.not_plotted[0].reason
     assert plot.not_plotted[1].reason == "no counted runs"
@@ -117,12 +126,16 @@ def test_it_lists_entries_without_a_cost_beside_the_chart_with_the_reason():
 
 
 def test_it_lists_a_no_successes_entry_with_its_reason():
-    plot = charts.cost_vs_pass_rate([entry(0, "Z", passes=0, n=10, cost=None, status=stats.COST_NO_SUCCESSES)])
+    plot = charts.cost_vs_pass_rate(
+        [entry(0, "Z", passes=0, n=10, cost=None, status=stats.COST_NO_SUCCESSES)]
+    )
     assert plot.not_plotted[0].reason == "n/a: no successes"
 
 
 def test_it_draws_pass_k_and_a_lighter_pass_at_k_in_order_of_k():
-    table = {str(k): {"value": 0.9 / k, "pass_at_k": 1 - 0.1 / k, "tasks": 20 - k} for k in (3, 1, 2, 8)}
+    table = {
+        str(k): {"value": 0.9 / k, "pass_at_k": 1 - 0.1 / k, "tasks": 20 - k} for k in (3, 1, 2, 8)
+    }
     figure = charts.pass_k_curve(table)
     pass_at_k, pass_hat_k = figure["data"]
     assert pass_hat_k["x"] == [1, 2, 3, 8]
@@ -143,3 +156,11 @@ def test_it_builds_empty_figures_for_an_empty_board():
     assert charts.forest_plot([]).shown == 0
     plot = charts.cost_vs_pass_rate([])
     assert plot.figure["data"][0]["x"] == [] and plot.not_plotted == []
+
+
+def test_it_leaves_unranked_entries_out_of_the_frontier_but_on_the_chart():
+    entries = [entry(0, "A", passes=50, rank=1, cost=1.0), entry(1, "U", passes=90, cost=0.5)]
+    plot = charts.cost_vs_pass_rate(entries)
+    frontier, points = plot.figure["data"]
+    assert frontier["x"] == [1.0]
+    assert points["marker"]["color"] == [charts.RANKED_COLOUR, charts.UNRANKED_COLOUR]

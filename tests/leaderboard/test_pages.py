@@ -74,7 +74,9 @@ def agent_figures(
         "tokens_per_success": tokens,
         "token_saving_ratio": None,
         "token_saving_awarded": False,
-        "pass_hat_k": {"1": {"value": passes / n, "pass_at_k": passes / n, "tasks": 10}} if n else {},
+        "pass_hat_k": {"1": {"value": passes / n, "pass_at_k": passes / n, "tasks": 10}}
+        if n
+        else {},
     }
     figures.update(extra)
     return figures
@@ -225,7 +227,7 @@ def test_it_returns_only_the_table_partial_to_htmx(client, boards):
     html = response.content.decode()
     assert response.status_code == 200
     assert "<html" not in html and "<body" not in html
-    assert html.lstrip().startswith("<div id=\"board-table\"")
+    assert html.lstrip().startswith('<div id="board-table"')
     assert "<table" in html
     assert 'id="board-filters"' not in html
     # The address bar gets the canonical link, whatever the form sent.
@@ -308,7 +310,18 @@ def test_it_runs_a_fixed_small_number_of_queries(client, db, django_assert_max_n
     assert len(captured.captured_queries) == 3
 
 
-def test_it_runs_as_many_queries_for_the_htmx_partial_and_the_export(client, db, django_assert_max_num_queries):
+def test_it_stays_within_six_queries_for_a_signed_in_visitor(
+    client, submitter, django_assert_max_num_queries
+):
+    build_snapshot({"overall": many_agents(50)})
+    client.force_login(submitter)
+    with django_assert_max_num_queries(6):  # plus the session and the user
+        assert client.get("/").status_code == 200
+
+
+def test_it_runs_as_many_queries_for_the_htmx_partial_and_the_export(
+    client, db, django_assert_max_num_queries
+):
     build_snapshot({"overall": many_agents(50)})
     with django_assert_max_num_queries(3):
         htmx_get(client, "/?sort=n")
@@ -440,6 +453,15 @@ def test_it_exports_json_with_the_attribution_and_interval_numbers(client, board
     assert entry["token_saving"] == {"ratio": 0.58, "awarded": True}
 
 
+def test_it_writes_names_that_look_like_formulas_as_text_in_the_csv(client, db):
+    build_snapshot({"overall": [agent_figures("=HYPERLINK(1)", "1.0", "@model")]})
+    rows = [
+        line for line in client.get("/boards/overall/export.csv").content.decode().splitlines()
+        if not line.startswith("#")
+    ]  # fmt: skip
+    assert rows[1].split(",")[2:5] == ["'=HYPERLINK(1)", "1.0", "'@model"]
+
+
 def test_it_refuses_an_unknown_export_format_or_board(client, boards):
     assert client.get("/boards/overall/export.xml").status_code == 404
     assert client.get("/boards/nothing/export.csv").status_code == 404
@@ -458,7 +480,14 @@ def make_submission(user, harness: Harness, status: str = Submission.Status.INGE
     )  # fmt: skip
 
 
-def make_run(submission: Submission, model: LanguageModel, task: Task, trial: int, outcome: str = "pass", **fields) -> Run:
+def make_run(
+    submission: Submission,
+    model: LanguageModel,
+    task: Task,
+    trial: int,
+    outcome: str = "pass",
+    **fields,
+) -> Run:
     defaults = {
         "cost_usd": 0.05, "tokens_input": 10_000, "tokens_output": 1_000, "steps": 12,
         "tool_calls": 14, "ttft_ms": 640,
@@ -496,7 +525,7 @@ def build_agent(user, harness_name: str = "OpenHarness") -> tuple[Harness, Langu
 
 
 def test_it_renders_the_agent_page(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
+    build_agent(submitter)
     build_snapshot({"overall": [agent_figures("OpenHarness", "0.9.2", "frontier-large",
                                               pass_hat_k={"1": {"value": 0.7, "pass_at_k": 0.7, "tasks": 3},
                                                           "2": {"value": 0.5, "pass_at_k": 0.9, "tasks": 2}})]})  # fmt: skip
@@ -506,13 +535,16 @@ def test_it_renders_the_agent_page(client, registry, submitter):
     assert "<h1>OpenHarness 0.9.2 · frontier-large</h1>" in html
     assert "Dev One" in html and "mira.chen" in html
     assert 'href="/boards/overall/"' in html
+    assert '<td class="num">1</td>' in html
     assert '<script id="pass-k-figure" type="application/json">' in html
     assert "Withdrawn (not counted)" in html
 
 
 def test_it_draws_the_task_grid_with_symbols_and_run_links(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
-    html = client.get(reverse("agent", args=["OpenHarness", "0.9.2", "frontier-large"])).content.decode()
+    _, _, runs = build_agent(submitter)
+    html = client.get(
+        reverse("agent", args=["OpenHarness", "0.9.2", "frontier-large"])
+    ).content.decode()
     for key, status, symbol in [("pass", "pass", "✓"), ("fail", "fail", "✗"),
                                 ("infra", "infra_error", "!"), ("conflict", "conflict", "⊘")]:  # fmt: skip
         run = runs[key]
@@ -524,10 +556,22 @@ def test_it_draws_the_task_grid_with_symbols_and_run_links(client, registry, sub
 
 
 def test_it_keeps_a_dismissed_conflict_counted(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
+    harness, _, runs = build_agent(submitter)
     ConflictDecision.objects.create(harness=harness, task=runs["conflict"].task, decision="dismiss")
-    html = client.get(reverse("agent", args=["OpenHarness", "0.9.2", "frontier-large"])).content.decode()
+    html = client.get(
+        reverse("agent", args=["OpenHarness", "0.9.2", "frontier-large"])
+    ).content.decode()
     assert f'<a class="cell cell-pass" href="/runs/{runs["conflict"].pk}/"' in html
+
+
+def test_it_shows_a_shared_rank_on_the_agent_page(client, registry, submitter):
+    build_agent(submitter)
+    build_snapshot({"overall": [agent_figures("OpenHarness", "0.9.2", "frontier-large", passes=70),
+                                agent_figures("Quill", "2.1.0", "frontier-large", passes=70)]})  # fmt: skip
+    html = client.get(
+        reverse("agent", args=["OpenHarness", "0.9.2", "frontier-large"])
+    ).content.decode()
+    assert '<td class="num">=1</td>' in html
 
 
 def test_it_escapes_markup_in_a_harness_name_on_the_agent_page(client, registry, submitter):
@@ -564,7 +608,7 @@ def trajectory() -> list[dict]:
 
 
 def test_it_renders_a_run_with_its_facts_and_trajectory(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
+    _, _, runs = build_agent(submitter)
     run = runs["fail"]
     run.trajectory = trajectory()
     run.verifier = {"name": "tb-verifier", "version": "4.0.0", "items": [1]}
@@ -582,12 +626,17 @@ def test_it_renders_a_run_with_its_facts_and_trajectory(client, registry, submit
 
 
 def test_it_escapes_trajectory_text_and_tool_arguments(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
+    _, _, runs = build_agent(submitter)
     run = runs["pass"]
     run.trajectory = trajectory()
     run.save()
     html = client.get(reverse("run", args=[run.pk])).content.decode()
-    for raw in ("<script>alert(1)</script>", "<script>alert(2)</script>", "<img src=x", "<b>tool</b>"):
+    for raw in (
+        "<script>alert(1)</script>",
+        "<script>alert(2)</script>",
+        "<img src=x",
+        "<b>tool</b>",
+    ):
         assert raw not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html
@@ -596,7 +645,7 @@ def test_it_escapes_trajectory_text_and_tool_arguments(client, registry, submitt
 
 
 def test_it_folds_text_over_40_lines(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
+    _, _, runs = build_agent(submitter)
     run = runs["pass"]
     run.trajectory = trajectory()
     run.save()
@@ -608,23 +657,29 @@ def test_it_folds_text_over_40_lines(client, registry, submitter):
 
 
 def test_it_says_when_a_run_has_no_trajectory(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
+    _, _, runs = build_agent(submitter)
     html = client.get(reverse("run", args=[runs["infra"].pk])).content.decode()
     assert "No trajectory was submitted for this run." in html
     assert "infra error (Timeout)" in html.lower() or "Timeout" in html
 
 
 def test_it_marks_a_conflict_excluded_and_a_withdrawn_run(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
-    assert "is <a href=\"/methodology/#conflict-of-interest\">conflict-excluded</a>" in client.get(
-        reverse("run", args=[runs["conflict"].pk])
-    ).content.decode()
-    assert "submission was withdrawn" in client.get(reverse("run", args=[runs["withdrawn"].pk])).content.decode()
+    _, _, runs = build_agent(submitter)
+    assert (
+        'is <a href="/methodology/#conflict-of-interest">conflict-excluded</a>'
+        in client.get(reverse("run", args=[runs["conflict"].pk])).content.decode()
+    )
+    assert (
+        "submission was withdrawn"
+        in client.get(reverse("run", args=[runs["withdrawn"].pk])).content.decode()
+    )
 
 
 def test_it_hides_runs_of_rejected_submissions(client, registry, submitter):
-    harness, model, runs = build_agent(submitter)
-    Submission.objects.filter(pk=runs["pass"].submission_id).update(status=Submission.Status.REJECTED)
+    _, _, runs = build_agent(submitter)
+    Submission.objects.filter(pk=runs["pass"].submission_id).update(
+        status=Submission.Status.REJECTED
+    )
     assert client.get(reverse("run", args=[runs["pass"].pk])).status_code == 404
     assert client.get("/runs/999999/").status_code == 404
 
