@@ -46,7 +46,7 @@ def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
     current = queries.pick_board(boards, slug)
     if current is None and slug is not None:
         raise Http404(f"no board {slug!r}")
-    context = {"boards": boards, "board": current, "params": params, **_terms()}
+    context = {"boards": boards, "board": current, "params": params}
     if current is not None:
         context.update(_board_context(current, params))
     response = render(request, _board_template(request), context)
@@ -85,10 +85,6 @@ def _column_count(params: BoardParams) -> int:
     # #, agent, pass rate, n and badges always; latency is two columns.
     widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2}
     return 5 + sum(width for column, width in widths.items() if params.shows(column))
-
-
-def _terms() -> dict:
-    return {"data_terms": DATA_TERMS, "attribution": ATTRIBUTION}
 
 
 # ---------------------------------------------------------------------------------
@@ -190,7 +186,6 @@ def agent(request: HttpRequest, harness: str, version: str, model: str) -> HttpR
         "profile": profile,
         "pass_k_figure": charts.pass_k_curve(pass_k) if pass_k else None,
         "computed_at": queries.current_computed_at(),
-        **_terms(),
     }
     return render(request, "leaderboard/agent.html", context)
 
@@ -206,7 +201,6 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
         "turns": queries.trajectory_turns(found.trajectory),
         "verifier": queries.verifier_facts(found.verifier),
         "computed_at": queries.current_computed_at(),
-        **_terms(),
     }
     return render(request, "leaderboard/run.html", context)
 
@@ -229,6 +223,5 @@ def methodology(request: HttpRequest) -> HttpResponse:
             "infra_rate": 2 / 12,
         },
         "computed_at": queries.current_computed_at(),
-        **_terms(),
     }
     return render(request, "leaderboard/methodology.html", context)
