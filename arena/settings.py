@@ -200,6 +200,9 @@ SPECTACULAR_SETTINGS = {
 CORS_URLS_REGEX = r"^/api/v1/(boards|signals|runs|schema)/.*$"
 CORS_ALLOW_ALL_ORIGINS = True
 
+# How long a process may keep serving the snapshot it last saw before asking again.
+ARENA_SNAPSHOT_POLL_SECONDS = env_int("ARENA_SNAPSHOT_POLL_SECONDS", 2)
+
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("REDIS_CACHE_URL"):
     CACHES["default"] = {

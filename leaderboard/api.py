@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import extend_schema
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.models import Board, BoardEntry
+from leaderboard.models import Board
+from leaderboard.queries import current_boards, pick_board
 from leaderboard.serializers import BoardDetailSerializer, BoardSummarySerializer
+from leaderboard.snapshot_cache import snapshot_cached
 
 
 class BoardListApi(APIView):
@@ -25,9 +27,20 @@ class BoardDetailApi(APIView):
     authentication_classes: list = []
 
     @extend_schema(responses=BoardDetailSerializer)
-    def get(self, request: Request, slug: str) -> Response:
-        entries = Prefetch("entries", queryset=BoardEntry.objects.order_by("position"))
-        board = Board.objects.current().filter(slug=slug).prefetch_related(entries).first()
+    def get(self, request: Request, slug: str) -> Response | HttpResponse:
+        board = pick_board(current_boards(), slug)
         if board is None:
             raise Http404(f"no board {slug!r}")
-        return Response(BoardDetailSerializer(board).data)
+        if request.accepted_renderer.format != "json":  # the browsable API
+            return Response(_board_detail(board))
+        # The JSON of a board is the same for everyone until the next snapshot.
+        body = snapshot_cached(
+            snapshot_id=board.snapshot_id,
+            key=f"api board {slug}",
+            build=lambda: JSONRenderer().render(_board_detail(board)),
+        )
+        return HttpResponse(body, content_type="application/json")
+
+
+def _board_detail(board: Board) -> dict:
+    return BoardDetailSerializer(board).data

@@ -2,7 +2,9 @@
 
 Two queries read the runs table:
 * one GROUP BY (submission, harness, model, task, outcome) with plain counts and sums,
-  about as costly as any aggregate over the table; every rule of §2 (infra errors,
+  about as costly as any aggregate over the table (money and checkpoint shares are
+  summed as exact numerics, in a fixed order, so a figure never changes in its last
+  digit between two recomputes of the same runs); every rule of §2 (infra errors,
   conflicts, withdrawals, boards) applies to whole groups, so Python rolls the few
   thousand group rows up into (board, agent) totals and per-task pass^k shapes;
 * one percentile query (p50/p95 of TTFT and duration) over the counted runs, using
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 
 from django.db import connection
 
@@ -51,12 +54,12 @@ GROUPS_SQL = (
     groups AS (
         SELECT submission_id, harness_id, model_id, task_id, outcome,
                count(*) AS runs,
-               sum(cost_usd) AS cost, count(cost_usd) AS priced,
+               sum(cost_usd::numeric) AS cost, count(cost_usd) AS priced,
                sum(tokens_input + tokens_output)::bigint AS tokens,
                count(tokens_input + tokens_output) AS tokened,
                sum(steps) AS steps, count(steps) AS steps_n,
                sum(tool_calls) AS tool_calls, count(tool_calls) AS tool_calls_n,
-               sum(checkpoints_passed::float8 / checkpoints_total) AS partial,
+               sum(checkpoints_passed::numeric / checkpoints_total) AS partial,
                count(checkpoints_total) AS partial_n
         FROM ingestion_run
         {where}
@@ -70,6 +73,7 @@ GROUPS_SQL = (
     JOIN ingestion_submission sub ON sub.id = g.submission_id AND sub.status = 'ingested'
     JOIN ingestion_harness h ON h.id = g.harness_id
     LEFT JOIN excluded_pairs ep ON ep.harness_id = g.harness_id AND ep.task_id = g.task_id
+    ORDER BY g.harness_id, g.model_id, g.task_id, g.outcome, g.submission_id
 """
 )
 
@@ -117,7 +121,7 @@ class AgentTotals:
     conflict_excluded: int = 0
     n: int = 0
     passes: int = 0
-    cost: float = 0.0
+    cost: Decimal = Decimal(0)
     unpriced: int = 0
     tokens: int = 0
     untokened: int = 0
@@ -125,7 +129,7 @@ class AgentTotals:
     steps_n: int = 0
     tool_calls: int = 0
     tool_calls_n: int = 0
-    partial: float = 0.0
+    partial: Decimal = Decimal(0)
     partial_n: int = 0
     latest_submission: datetime | None = None
     # task id -> [counted trials, passes], for pass^k
@@ -206,13 +210,13 @@ def _add_group(t: AgentTotals, row: tuple) -> None:
     t.n, t.passes = t.n + runs, t.passes + passes
     t.per_task[task_id][0] += runs
     t.per_task[task_id][1] += passes
-    t.cost += cost or 0.0
+    t.cost += cost or 0
     t.unpriced += runs - priced
     t.tokens += tokens or 0
     t.untokened += runs - tokened
     t.steps, t.steps_n = t.steps + (steps or 0), t.steps_n + steps_n
     t.tool_calls, t.tool_calls_n = t.tool_calls + (tool_calls or 0), t.tool_calls_n + tool_calls_n
-    t.partial, t.partial_n = t.partial + (partial or 0.0), t.partial_n + partial_n
+    t.partial, t.partial_n = t.partial + (partial or 0), t.partial_n + partial_n
 
 
 @dataclass(frozen=True)
@@ -226,7 +230,7 @@ class AgentName:
 def entry_figures(t: AgentTotals, name: AgentName) -> dict:
     """Every published figure of one entry except rank and the Token Saving badge."""
     low, high = stats.wilson_interval(t.passes, t.n)
-    cost, cost_status = stats.cost_per_success(t.cost, t.passes, t.unpriced > 0)
+    cost, cost_status = stats.cost_per_success(float(t.cost), t.passes, t.unpriced > 0)
     ttft_p50, ttft_p95, duration_p50, duration_p95 = t.percentiles
     return {
         "harness": name.harness,
@@ -246,8 +250,8 @@ def entry_figures(t: AgentTotals, name: AgentName) -> dict:
         "cost_per_success": cost,
         "cost_per_success_status": cost_status,
         "tokens_per_success": stats.tokens_per_success(None if t.untokened else t.tokens, t.passes),
-        "pass_hat_k": stats.pass_k_table(tuple(nc) for nc in t.per_task.values()),
-        "partial_score": t.partial / t.partial_n if t.partial_n else None,
+        "pass_hat_k": stats.pass_k_table(tuple(t.per_task[task]) for task in sorted(t.per_task)),
+        "partial_score": float(t.partial / t.partial_n) if t.partial_n else None,
         "ttft_ms_p50": ttft_p50,
         "ttft_ms_p95": ttft_p95,
         "duration_s_p50": duration_p50,

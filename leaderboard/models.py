@@ -71,6 +71,7 @@ class ConflictDecision(models.Model):
     class Meta:
         ordering = ["-decided_at", "-id"]
         indexes = [models.Index(fields=["harness", "task", "-decided_at"])]
+        permissions = [("decide_conflict", "Can confirm or dismiss a conflict of interest")]
 
     def __str__(self) -> str:
         return f"{self.decision} {self.harness} × {self.task}"
@@ -182,12 +183,24 @@ class BoardEntry(models.Model):
 
 
 class SignalEntry(models.Model):
-    """One model on the signal board, for one slice (composite or a scenario)."""
+    """One model on the signal board, for one slice (composite, a scenario or a
+    capability signal: methodology §3.1–3.2)."""
+
+    class SliceKind(models.TextChoices):
+        COMPOSITE = "composite"
+        SCENARIO = "scenario"
+        CAPABILITY = "capability"
 
     snapshot = models.ForeignKey(
         BoardSnapshot, on_delete=models.CASCADE, related_name="signal_entries"
     )
-    scope = models.CharField(max_length=40, help_text="'all' or a scenario")
+    scope = models.CharField(max_length=40, help_text="'all', a scenario, or 'capability:<signal>'")
+    # Which view the slice belongs to, so a page reads one view with one indexed filter.
+    slice_kind = models.CharField(
+        max_length=12, choices=SliceKind.choices, default=SliceKind.COMPOSITE
+    )
+    # Fewer sessions than MIN_RANKED_SESSIONS: shown greyed, never ranked.
+    greyed = models.BooleanField(default=False)
     position = models.PositiveIntegerField()
     rank = models.PositiveIntegerField(null=True, blank=True)
     model_name = models.CharField(max_length=200)
@@ -197,6 +210,100 @@ class SignalEntry(models.Model):
     class Meta:
         ordering = ["snapshot", "scope", "position"]
         verbose_name_plural = "signal entries"
+        indexes = [models.Index(fields=["snapshot", "slice_kind", "scope", "position"])]
 
     def __str__(self) -> str:
         return f"{self.model_name} ({self.scope})"
+
+
+class SubmissionDecision(models.Model):
+    """An append-only withdraw/restore record; the latest one explains a submission's status.
+
+    Only leaderboard.moderation writes these, together with the status change they record.
+    """
+
+    class Action(models.TextChoices):
+        WITHDRAW = "withdraw"
+        RESTORE = "restore"
+
+    submission = models.ForeignKey(
+        "ingestion.Submission", on_delete=models.CASCADE, related_name="decisions"
+    )
+    action = models.CharField(max_length=10, choices=Action.choices)
+    reason = models.TextField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-id"]
+        indexes = [models.Index(fields=["submission", "-decided_at"])]
+        permissions = [("withdraw_submission", "Can withdraw or restore a submission")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(reason=""), name="submissiondecision_reason_required"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} submission {self.submission_id}"
+
+
+class ConflictPair(models.Model):
+    """One row of the conflict review queue: a database view, read-only.
+
+    Every (harness version, task) pair where a task author also contributes to the
+    harness, plus every pair an admin has decided on. The view (migration 0002) applies
+    the same rule as leaderboard.boards.EXCLUDED_PAIRS_SQL, so `state` says what the
+    boards do with the pair's runs.
+    """
+
+    class State(models.TextChoices):
+        EXCLUDED = "excluded", "excluded, not reviewed"
+        CONFIRMED = "confirmed", "excluded, confirmed"
+        DISMISSED = "dismissed", "counted, dismissed"
+        EXEMPT = "exempt", "counted, Minimal baseline"
+
+    id = models.CharField(max_length=50, primary_key=True, help_text="harness id-task id")
+    harness = models.ForeignKey(
+        "ingestion.Harness", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    task = models.ForeignKey(
+        "ingestion.Task", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    minimal_baseline = models.BooleanField()
+    shown_by_data = models.BooleanField(help_text="a task author contributes to the harness")
+    people = ArrayField(models.CharField(max_length=100), help_text="author and contributor")
+    runs_affected = models.IntegerField(help_text="non-infra runs of ingested submissions")
+    state = models.CharField(max_length=10, choices=State.choices)
+    needs_review = models.BooleanField()
+    latest_decision = models.ForeignKey(
+        ConflictDecision,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        related_name="+",
+    )
+
+    class Meta:
+        managed = False
+        db_table = "leaderboard_conflictpair"
+        ordering = ["-needs_review", "-runs_affected", "id"]
+        verbose_name = "conflict review queue"
+        verbose_name_plural = "conflict review queue"
+
+    def __str__(self) -> str:
+        return f"{self.harness} × {self.task}"
+
+
+class UnderReviewEntry(BoardEntry):
+    """Board entries of the current snapshot that are under review (admin list only).
+
+    The flag is computed by every recompute; nothing here can set or clear it.
+    """
+
+    class Meta:
+        proxy = True
+        verbose_name = "entry under review"
+        verbose_name_plural = "entries under review"

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet, Value
 from django.db.models.functions import Concat
@@ -157,8 +159,16 @@ def _sort_header(params: BoardParams, key: str, sort_key: SortKey) -> SortHeader
 
 
 def current_boards() -> list[Board]:
-    """The current snapshot's boards in tab order, each with its snapshot (one query)."""
-    return list(Board.objects.current())
+    """The current snapshot's boards in tab order, each with its snapshot (one query).
+
+    Micro-cached for ARENA_SNAPSHOT_POLL_SECONDS: under load, most requests then make
+    no query at all, and a new snapshot shows at most that many seconds late.
+    """
+    return cache.get_or_set(
+        "current-boards",
+        lambda: list(Board.objects.current()),
+        settings.ARENA_SNAPSHOT_POLL_SECONDS,
+    )
 
 
 def pick_board(boards: list[Board], slug: str | None) -> Board | None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from leaderboard.models import Board, BoardEntry
@@ -55,9 +56,16 @@ class BoardSummarySerializer(serializers.ModelSerializer):
 
 
 class BoardDetailSerializer(serializers.ModelSerializer):
+    """api.md: `{slug, title, computed_at, entries: [Entry…]}` in display order."""
+
     computed_at = serializers.DateTimeField(source="snapshot.computed_at")
-    entries = BoardEntrySerializer(many=True)
+    entries = serializers.SerializerMethodField()
 
     class Meta:
         model = Board
         fields = ["slug", "title", "computed_at", "entries"]
+
+    @extend_schema_field(BoardEntrySerializer(many=True))
+    def get_entries(self, board: Board) -> list[dict]:
+        entries = BoardEntry.objects.filter(board=board).order_by("position")
+        return BoardEntrySerializer(entries, many=True).data

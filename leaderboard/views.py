@@ -21,6 +21,7 @@ from leaderboard import charts, queries, stats
 from leaderboard.models import Board, BoardEntry
 from leaderboard.queries import COLUMNS, BoardParams
 from leaderboard.serializers import BoardEntrySerializer
+from leaderboard.snapshot_cache import snapshot_cached
 from leaderboard.templatetags.arena import rank_label
 from leaderboard.terms import ATTRIBUTION, DATA_TERMS
 
@@ -46,10 +47,24 @@ def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
     current = queries.pick_board(boards, slug)
     if current is None and slug is not None:
         raise Http404(f"no board {slug!r}")
-    context = {"boards": boards, "board": current, "params": params}
-    if current is not None:
-        context.update(_board_context(current, params))
-    response = render(request, _board_template(request), context)
+    template = _board_template(request)
+
+    def render_page() -> HttpResponse:
+        context = {"boards": boards, "board": current, "params": params}
+        if current is not None:
+            context.update(_board_context(current, params))
+        return render(request, template, context)
+
+    # Visitors who are not logged in all see the same page for a snapshot: reuse it.
+    if current is not None and not request.user.is_authenticated:
+        body = snapshot_cached(
+            snapshot_id=current.snapshot_id,
+            key=f"page {template} {request.get_full_path()}",
+            build=lambda: render_page().content,
+        )
+        response = HttpResponse(body)
+    else:
+        response = render_page()
     if request.htmx and current is not None:
         # The form sends every field; the address bar gets the canonical link instead.
         response["HX-Push-Url"] = reverse("board", args=[current.slug]) + params.querystring()

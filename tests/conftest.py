@@ -22,9 +22,13 @@ INVALID_DIR = DATA_DIR / "invalid"
 
 @pytest.fixture(autouse=True)
 def eager_celery(settings, tmp_path):
-    """Tasks run in-process and uploads go to a per-test folder."""
+    """Tasks run in-process, uploads go to a per-test folder, the cache starts empty."""
+    from django.core.cache import cache
+
+    cache.clear()
     settings.ARENA_UPLOAD_DIR = tmp_path / "uploads"
     settings.ARENA_RECOMPUTE_DEBOUNCE_S = 0
+    settings.ARENA_SNAPSHOT_POLL_SECONDS = 0  # tests read each new snapshot at once
     # The app reads Django settings through the CELERY_ namespace, so overrides must
     # use the namespaced keys (conf.task_always_eager = ... would be shadowed).
     previous = celery_app.conf.CELERY_TASK_ALWAYS_EAGER

@@ -7,144 +7,248 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('ingestion', '0001_initial'),
+        ("ingestion", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Board',
+            name="Board",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=120)),
-                ('title', models.CharField(max_length=200)),
-                ('position', models.PositiveSmallIntegerField()),
-                ('entry_count', models.PositiveIntegerField(default=0)),
-                ('task_count', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=120)),
+                ("title", models.CharField(max_length=200)),
+                ("position", models.PositiveSmallIntegerField()),
+                ("entry_count", models.PositiveIntegerField(default=0)),
+                ("task_count", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['snapshot', 'position'],
+                "ordering": ["snapshot", "position"],
             },
         ),
         migrations.CreateModel(
-            name='BoardState',
+            name="BoardState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('requested_at', models.DateTimeField(blank=True, null=True)),
-                ('scheduled', models.BooleanField(default=False)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('pending_harness_ids', django.contrib.postgres.fields.ArrayField(base_field=models.BigIntegerField(), blank=True, default=list, size=None)),
-                ('full_pending', models.BooleanField(default=False)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("requested_at", models.DateTimeField(blank=True, null=True)),
+                ("scheduled", models.BooleanField(default=False)),
+                ("computed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "pending_harness_ids",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.BigIntegerField(), blank=True, default=list, size=None
+                    ),
+                ),
+                ("full_pending", models.BooleanField(default=False)),
             ],
             options={
-                'verbose_name': 'board state',
+                "verbose_name": "board state",
             },
         ),
         migrations.CreateModel(
-            name='BoardEntry',
+            name="BoardEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='display order')),
-                ('rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('harness_name', models.CharField(max_length=100)),
-                ('harness_version', models.CharField(max_length=100)),
-                ('model_name', models.CharField(max_length=200)),
-                ('minimal_baseline', models.BooleanField(default=False)),
-                ('runs', models.PositiveIntegerField()),
-                ('n', models.PositiveIntegerField()),
-                ('passes', models.PositiveIntegerField()),
-                ('pass_rate', models.FloatField(null=True)),
-                ('wilson_low', models.FloatField(null=True)),
-                ('wilson_high', models.FloatField(null=True)),
-                ('infra_errors', models.PositiveIntegerField()),
-                ('infra_error_rate', models.FloatField(null=True)),
-                ('under_review', models.BooleanField(default=False)),
-                ('conflict_excluded', models.PositiveIntegerField()),
-                ('cost_per_success', models.FloatField(null=True)),
-                ('cost_per_success_status', models.CharField(max_length=20)),
-                ('tokens_per_success', models.FloatField(null=True)),
-                ('token_saving_ratio', models.FloatField(null=True)),
-                ('token_saving_awarded', models.BooleanField(default=False)),
-                ('pass_hat_k', models.JSONField(default=dict)),
-                ('partial_score', models.FloatField(null=True)),
-                ('ttft_ms_p50', models.FloatField(null=True)),
-                ('ttft_ms_p95', models.FloatField(null=True)),
-                ('duration_s_p50', models.FloatField(null=True)),
-                ('duration_s_p95', models.FloatField(null=True)),
-                ('mean_steps', models.FloatField(null=True)),
-                ('mean_tool_calls', models.FloatField(null=True)),
-                ('latest_submission_at', models.DateTimeField(null=True)),
-                ('board', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='leaderboard.board')),
-                ('harness', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ingestion.harness')),
-                ('model', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ingestion.languagemodel')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField(help_text="display order")),
+                ("rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("harness_name", models.CharField(max_length=100)),
+                ("harness_version", models.CharField(max_length=100)),
+                ("model_name", models.CharField(max_length=200)),
+                ("minimal_baseline", models.BooleanField(default=False)),
+                ("runs", models.PositiveIntegerField()),
+                ("n", models.PositiveIntegerField()),
+                ("passes", models.PositiveIntegerField()),
+                ("pass_rate", models.FloatField(null=True)),
+                ("wilson_low", models.FloatField(null=True)),
+                ("wilson_high", models.FloatField(null=True)),
+                ("infra_errors", models.PositiveIntegerField()),
+                ("infra_error_rate", models.FloatField(null=True)),
+                ("under_review", models.BooleanField(default=False)),
+                ("conflict_excluded", models.PositiveIntegerField()),
+                ("cost_per_success", models.FloatField(null=True)),
+                ("cost_per_success_status", models.CharField(max_length=20)),
+                ("tokens_per_success", models.FloatField(null=True)),
+                ("token_saving_ratio", models.FloatField(null=True)),
+                ("token_saving_awarded", models.BooleanField(default=False)),
+                ("pass_hat_k", models.JSONField(default=dict)),
+                ("partial_score", models.FloatField(null=True)),
+                ("ttft_ms_p50", models.FloatField(null=True)),
+                ("ttft_ms_p95", models.FloatField(null=True)),
+                ("duration_s_p50", models.FloatField(null=True)),
+                ("duration_s_p95", models.FloatField(null=True)),
+                ("mean_steps", models.FloatField(null=True)),
+                ("mean_tool_calls", models.FloatField(null=True)),
+                ("latest_submission_at", models.DateTimeField(null=True)),
+                (
+                    "board",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entries",
+                        to="leaderboard.board",
+                    ),
+                ),
+                (
+                    "harness",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="ingestion.harness",
+                    ),
+                ),
+                (
+                    "model",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="ingestion.languagemodel",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'board entries',
-                'ordering': ['board', 'position'],
+                "verbose_name_plural": "board entries",
+                "ordering": ["board", "position"],
             },
         ),
         migrations.CreateModel(
-            name='BoardSnapshot',
+            name="BoardSnapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('computed_at', models.DateTimeField()),
-                ('is_current', models.BooleanField(default=False)),
-                ('duration_ms', models.PositiveIntegerField(default=0)),
-                ('runs_total', models.PositiveIntegerField(default=0)),
-                ('sessions_total', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("computed_at", models.DateTimeField()),
+                ("is_current", models.BooleanField(default=False)),
+                ("duration_ms", models.PositiveIntegerField(default=0)),
+                ("runs_total", models.PositiveIntegerField(default=0)),
+                ("sessions_total", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['-computed_at'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('is_current',), name='one_current_snapshot')],
+                "ordering": ["-computed_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_current", True)),
+                        fields=("is_current",),
+                        name="one_current_snapshot",
+                    )
+                ],
             },
         ),
         migrations.AddField(
-            model_name='board',
-            name='snapshot',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='boards', to='leaderboard.boardsnapshot'),
+            model_name="board",
+            name="snapshot",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="boards",
+                to="leaderboard.boardsnapshot",
+            ),
         ),
         migrations.CreateModel(
-            name='ConflictDecision',
+            name="ConflictDecision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('decision', models.CharField(choices=[('confirm', 'Confirm'), ('dismiss', 'Dismiss')], max_length=10)),
-                ('reason', models.TextField(blank=True)),
-                ('decided_at', models.DateTimeField(auto_now_add=True)),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('harness', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='conflict_decisions', to='ingestion.harness')),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='conflict_decisions', to='ingestion.task')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "decision",
+                    models.CharField(
+                        choices=[("confirm", "Confirm"), ("dismiss", "Dismiss")], max_length=10
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("decided_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "harness",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="conflict_decisions",
+                        to="ingestion.harness",
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="conflict_decisions",
+                        to="ingestion.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-decided_at', '-id'],
+                "ordering": ["-decided_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='SignalEntry',
+            name="SignalEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scope', models.CharField(help_text="'all' or a scenario", max_length=40)),
-                ('position', models.PositiveIntegerField()),
-                ('rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('model_name', models.CharField(max_length=200)),
-                ('sessions', models.PositiveIntegerField()),
-                ('data', models.JSONField(help_text='every signal with its interval and count')),
-                ('snapshot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='signal_entries', to='leaderboard.boardsnapshot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("scope", models.CharField(help_text="'all' or a scenario", max_length=40)),
+                ("position", models.PositiveIntegerField()),
+                ("rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("model_name", models.CharField(max_length=200)),
+                ("sessions", models.PositiveIntegerField()),
+                ("data", models.JSONField(help_text="every signal with its interval and count")),
+                (
+                    "snapshot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="signal_entries",
+                        to="leaderboard.boardsnapshot",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'signal entries',
-                'ordering': ['snapshot', 'scope', 'position'],
+                "verbose_name_plural": "signal entries",
+                "ordering": ["snapshot", "scope", "position"],
             },
         ),
         migrations.AddConstraint(
-            model_name='board',
-            constraint=models.UniqueConstraint(fields=('snapshot', 'slug'), name='board_snapshot_slug_unique'),
+            model_name="board",
+            constraint=models.UniqueConstraint(
+                fields=("snapshot", "slug"), name="board_snapshot_slug_unique"
+            ),
         ),
         migrations.AddIndex(
-            model_name='conflictdecision',
-            index=models.Index(fields=['harness', 'task', '-decided_at'], name='leaderboard_harness_bbad87_idx'),
+            model_name="conflictdecision",
+            index=models.Index(
+                fields=["harness", "task", "-decided_at"], name="leaderboard_harness_bbad87_idx"
+            ),
         ),
     ]

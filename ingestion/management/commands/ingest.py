@@ -1,18 +1,56 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from ingestion.importers import (
+    FORMATS,
+    BundleRejected,
+    Conversion,
+    convert_harbor,
+    convert_tau_bench,
+    detect_format,
+)
 from ingestion.models import Submission
 from ingestion.services.submissions import UploadTooLarge, submission_ingest
 
+# What each native format needs on the command line: (option, its dest) pairs.
+_REQUIRED = {
+    "harbor": (
+        ("--harness", "harness"),
+        ("--harness-version", "harness_version"),
+        ("--suite", "suite"),
+        ("--suite-version", "suite_version"),
+    ),
+    "tau-bench": (
+        ("--harness", "harness"),
+        ("--harness-version", "harness_version"),
+        ("--suite", "suite"),
+        ("--suite-version", "suite_version"),
+        ("--model", "model"),
+    ),
+}
+_DESCRIBED = {"harbor": "a Harbor job folder", "tau-bench": "a τ-bench results file"}
+_NATIVE_OPTIONS = (
+    ("--harness", "harness"),
+    ("--harness-version", "harness_version"),
+    ("--contributor", "contributor"),
+    ("--suite", "suite"),
+    ("--suite-version", "suite_version"),
+    ("--model", "model"),
+)
+
 
 class Command(BaseCommand):
-    help = "Validate and ingest a bundle (archive or directory) synchronously."
+    help = (
+        "Validate and ingest a bundle (archive or directory) synchronously; Harbor job "
+        "folders and τ-bench result files are converted to arena-bundle/1 first."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("path", type=Path)
@@ -21,24 +59,107 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--format",
-            choices=["auto", "arena"],
+            choices=["auto", *FORMATS],
             default="auto",
-            help="bundle format (arena-bundle/1; native importers are not available yet)",
+            help="arena-bundle/1, a Harbor job folder or a τ-bench results file "
+            "(default: detected from the path)",
+        )
+        native = parser.add_argument_group("native formats (harbor, tau-bench)")
+        native.add_argument("--harness", help="harness name")
+        native.add_argument("--harness-version", help="harness version")
+        native.add_argument(
+            "--contributor",
+            action="append",
+            metavar="HANDLE",
+            help="a contributor's handle (repeat for several)",
+        )
+        native.add_argument("--suite", metavar="SLUG", help="suite the tasks belong to")
+        native.add_argument("--suite-version", help="version of that suite")
+        native.add_argument(
+            "--model",
+            help="model of every run (harbor: default from each result.json; tau-bench: required)",
         )
 
     def handle(self, *args, path: Path, user: str | None, **options) -> None:
+        path = Path(path)
         if not path.exists():
             raise CommandError(f"{path}: no such file or directory")
+        detected = options["format"] == "auto"
+        fmt = detect_format(path) if detected else options["format"]
+        self._check_options(fmt, options, detected)
         owner = self._owner(user)
-        show_bar = sys.stderr.isatty() and options["verbosity"] > 0
+        if fmt == "arena":
+            self._ingest(path, path.name, owner, options["verbosity"])
+            return
+        with tempfile.TemporaryDirectory(prefix="arena-import-") as tmp:
+            bundle = Path(tmp) / "bundle.tar.gz"
+            conversion = self._convert(fmt, path, bundle, options)
+            # The name records where the bytes came from; the bytes alone identify them.
+            filename = f"{path.name}.{fmt}.tar.gz"
+            self._ingest(bundle, filename, owner, options["verbosity"], conversion)
+
+    def _check_options(self, fmt: str, options: dict, detected: bool) -> None:
+        if fmt == "arena":
+            given = [opt for opt, dest in _NATIVE_OPTIONS if options.get(dest)]
+            if given:
+                why = (
+                    ", and this path looks like an arena bundle (neither a Harbor trial "
+                    "result.json nor a τ-bench results list was found); pass --format to choose"
+                    if detected
+                    else ""
+                )
+                raise CommandError(
+                    f"{', '.join(given)} only apply to --format harbor or tau-bench{why}"
+                )
+            return
+        missing = [opt for opt, dest in _REQUIRED[fmt] if not (options.get(dest) or "").strip()]
+        if missing:
+            raise CommandError(
+                f"importing {_DESCRIBED[fmt]} needs {', '.join(missing)}: it does not record them"
+            )
+
+    def _convert(self, fmt: str, path: Path, out: Path, options: dict) -> Conversion:
+        harness = {
+            "name": options["harness"].strip(),
+            "version": options["harness_version"].strip(),
+            "contributors": [c.strip() for c in options.get("contributor") or [] if c.strip()],
+        }
+        common = {
+            "harness": harness,
+            "suite": options["suite"].strip(),
+            "suite_version": options["suite_version"].strip(),
+            "out": out,
+        }
+        model = (options.get("model") or "").strip() or None
+        try:
+            if fmt == "harbor":
+                return convert_harbor(path, model=model, **common)
+            return convert_tau_bench(path, model=model or "", **common)
+        except BundleRejected as rejected:
+            noun = "error" if rejected.total == 1 else "errors"
+            self.stderr.write(f"{path}: not converted from {fmt} ({rejected.total} {noun}):")
+            self._write_errors(
+                [(e.file, e.line, e.field, e.message) for e in rejected.errors], rejected.total
+            )
+            sys.exit(1)
+
+    def _ingest(
+        self,
+        upload: Path,
+        filename: str,
+        owner,
+        verbosity: int,
+        conversion: Conversion | None = None,
+    ) -> None:
+        show_bar = sys.stderr.isatty() and verbosity > 0
         with tqdm(desc="records", unit=" rec", disable=not show_bar, file=sys.stderr) as bar:
             try:
                 submission, created = submission_ingest(
-                    upload=path, user=owner, filename=path.name, progress=bar.update
+                    upload=upload, user=owner, filename=filename, progress=bar.update
                 )
             except UploadTooLarge as exc:
                 raise CommandError(str(exc)) from exc
-        self._report(submission, created)
+        self._report(submission, created, conversion)
         if submission.status == Submission.Status.REJECTED:
             sys.exit(1)
 
@@ -54,16 +175,25 @@ class Command(BaseCommand):
             )
         return owner
 
-    def _report(self, submission: Submission, created: bool) -> None:
+    def _report(self, submission: Submission, created: bool, conversion: Conversion | None) -> None:
         prefix = "" if created else "already uploaded: "
         self.stdout.write(
             f"{prefix}submission {submission.pk} {submission.status}: "
             f"{submission.runs_count} runs, {submission.sessions_count} sessions"
         )
+        errors = []
         for error in submission.errors:
-            line = error["line"] if error["line"] is not None else ""
-            self.stderr.write(f"{error['file']}:{line}: {error['field']}: {error['message']}")
-        if submission.error_count > len(submission.errors):
-            self.stderr.write(
-                f"… and {submission.error_count - len(submission.errors)} more errors"
-            )
+            message = error["message"]
+            # A converted bundle's runs.jsonl exists nowhere on disk: name the native
+            # file each line came from, so the submitter knows what to fix.
+            source = conversion.source_of(error["line"]) if conversion else None
+            if source and error["file"] == "runs.jsonl":
+                message = f"{message} (from {source})"
+            errors.append((error["file"], error["line"], error["field"], message))
+        self._write_errors(errors, submission.error_count)
+
+    def _write_errors(self, errors: list[tuple], total: int) -> None:
+        for file, line, field, message in errors:
+            self.stderr.write(f"{file}:{line if line is not None else ''}: {field}: {message}")
+        if total > len(errors):
+            self.stderr.write(f"… and {total - len(errors)} more errors")

@@ -1,0 +1,196 @@
+"""Signal-board benchmark: 100,000 generated sessions through ingest, load, scoring and NIR.
+
+    python bench/signals.py [--sessions 100000] [--seed 1]
+
+Generates sessions of about ten turns (bench/gen_sessions.py), writes them as a
+sessions bundle and ingests it through the real ingest service, then reports:
+* ingest time (validate + label + COPY);
+* load_sessions: streaming every counted session back out of PostgreSQL;
+* signal_rows: extraction + scoring + closed-form NIR of every slice (composite, the
+  three scenarios, the capability signals), the figure the target is about (<= 30 s);
+* the headline NIR's closed form against the 10,000-shuffle Monte Carlo on the same
+  data: the speed ratio (target >= 100x) and whether they agree within MC error.
+Everything it creates (submission, sessions, models it added, user) is deleted at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._django import peak_rss_mb, setup
+
+BENCH_USER = "bench-signals"
+MANIFEST = {"format": "arena-bundle/1", "source": {"name": "bench", "kind": "sessions"}}
+# Monte Carlo and closed form agree when every model's NIR and null sd differ by less
+# than this many Monte Carlo standard errors (B = 10,000 shuffles).
+AGREEMENT_SE = 4.0
+
+
+def write_sessions_bundle(path: Path, sessions: Iterable[dict]) -> Path:
+    """A tar.gz with manifest.json and sessions.jsonl, the jsonl spooled through a temp file."""
+    with tempfile.TemporaryFile() as jsonl:
+        for session in sessions:
+            jsonl.write(json.dumps(session).encode() + b"\n")
+        size = jsonl.tell()
+        jsonl.seek(0)
+        with tarfile.open(path, "w:gz", compresslevel=1) as archive:
+            manifest = json.dumps(MANIFEST).encode()
+            archive.addfile(_member("manifest.json", len(manifest)), io.BytesIO(manifest))
+            archive.addfile(_member("sessions.jsonl", size), jsonl)
+    return path
+
+
+def _member(name: str, size: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    return info
+
+
+def timed(function: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = function()
+    return time.perf_counter() - started, result
+
+
+def ingest(path: Path) -> Any:
+    from django.contrib.auth import get_user_model
+
+    from ingestion.services.submissions import submission_ingest
+
+    user, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
+    # The ingest would schedule a recompute of every board on commit (eagerly, without a
+    # broker); that is the recompute benchmark's business, not part of this timing.
+    with mock.patch("leaderboard.tasks.recompute_boards_soon"):
+        submission, _ = submission_ingest(upload=path, user=user, filename=path.name)
+    assert submission.status == "ingested", submission.errors[:5]
+    return submission
+
+
+def consume(sessions: Iterable[dict]) -> tuple[int, int]:
+    count = turns = 0
+    for session in sessions:
+        count += 1
+        turns += len(session["turns"])
+    return count, turns
+
+
+def nir_comparison(shuffles: int) -> dict[str, Any]:
+    """Closed form vs Monte Carlo on the headline outcome of every counted session."""
+    import numpy as np
+
+    from leaderboard import nir
+    from leaderboard.signal_board import load_sessions
+
+    models, strata, confirmed = [], [], []
+    for session in load_sessions():
+        models.append(session["model"])
+        strata.append(session["scenario"])
+        confirmed.append(session["confirmation"] == "yes")
+    y = np.asarray(confirmed, dtype=float)
+    closed_s = min(timed(lambda: nir.nir_closed_form_all(y, models, strata))[0] for _ in range(5))
+    closed = nir.nir_closed_form_all(y, models, strata)
+    mc_s, monte_carlo = timed(lambda: nir.nir_monte_carlo_all(y, models, strata, shuffles, seed=7))
+    return {
+        "closed_s": closed_s,
+        "mc_s": mc_s,
+        "agreement": agreement(closed, monte_carlo, shuffles),
+    }
+
+
+def agreement(closed: dict, monte_carlo: dict, shuffles: int) -> list[tuple[str, float, float]]:
+    """Per model: |NIR difference| and |sd difference| in Monte Carlo standard errors.
+
+    The MC null mean has standard error sd/sqrt(B); its sd, about sd/sqrt(2(B-1)).
+    """
+    rows = []
+    for model, exact in closed.items():
+        estimate = monte_carlo[model]
+        sd = exact.null_sd
+        mean_se, sd_se = sd / math.sqrt(shuffles), sd / math.sqrt(2 * (shuffles - 1))
+        rows.append(
+            (
+                str(model),
+                abs(estimate.value - exact.value) / mean_se,
+                abs(estimate.null_sd - exact.null_sd) / sd_se,
+            )
+        )
+    return rows
+
+
+def cleanup(submission_id: int | None, models_before: set[str]) -> None:
+    from django.contrib.auth import get_user_model
+
+    from ingestion.models import LanguageModel, Submission
+
+    if submission_id is not None:
+        # Sessions, turns and tool calls go with it (ON DELETE CASCADE in Django).
+        Submission.objects.filter(pk=submission_id).delete()
+    added = LanguageModel.objects.exclude(name__in=models_before)
+    added.filter(runs__isnull=True, sessions__isnull=True).delete()
+    get_user_model().objects.filter(username=BENCH_USER, submissions__isnull=True).delete()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shuffles", type=int, default=10_000)
+    args = parser.parse_args()
+    setup()
+    from django.core.management import call_command
+
+    from bench.gen_sessions import generate_sessions
+    from ingestion.models import LanguageModel
+    from leaderboard.signal_board import load_sessions, signal_rows
+
+    call_command("migrate", verbosity=0)
+    models_before = set(LanguageModel.objects.values_list("name", flat=True))
+    submission_id = None
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            sessions = generate_sessions(args.sessions, seed=args.seed)
+            path = write_sessions_bundle(Path(tmp) / "sessions.tar.gz", sessions)
+            ingest_s, submission = timed(lambda: ingest(path))
+        submission_id = submission.pk
+        load_s, (count, turns) = timed(lambda: consume(load_sessions()))
+        rows_s, rows = timed(signal_rows)
+        comparison = nir_comparison(args.shuffles)
+        report(args, count, turns, ingest_s, load_s, rows_s, len(rows), comparison)
+    finally:
+        cleanup(submission_id, models_before)
+
+
+def report(args, count, turns, ingest_s, load_s, rows_s, row_count, comparison) -> None:
+    ratio = comparison["mc_s"] / comparison["closed_s"]
+    print(f"sessions (counted, loaded):     {count:,} ({turns / max(count, 1):.1f} turns each)")
+    print(f"ingest (validate+label+COPY):   {ingest_s:.2f} s")
+    print(f"load_sessions (stream out):     {load_s:.2f} s")
+    print(f"signal_rows (load + extraction + scoring + NIR, every slice): {rows_s:.2f} s"
+          f"   (target <= 30 s; {row_count} rows)")  # fmt: skip
+    print(f"NIR closed form, every model:   {comparison['closed_s'] * 1e3:.2f} ms")
+    print(f"NIR Monte Carlo, {args.shuffles:,} shuffles: {comparison['mc_s']:.2f} s")
+    print(f"ratio Monte Carlo / closed form: {ratio:,.0f}x   (target >= 100x)")
+    worst = 0.0
+    for model, nir_se, sd_se in comparison["agreement"]:
+        worst = max(worst, nir_se, sd_se)
+        print(f"  {model:<20} |NIR diff| = {nir_se:.2f} SE, |sd diff| = {sd_se:.2f} SE")
+    verdict = "agree" if worst < AGREEMENT_SE else "DISAGREE"
+    print(f"closed form and Monte Carlo {verdict} within {AGREEMENT_SE:.0f} MC standard errors")
+    print(f"peak memory:                    {peak_rss_mb():.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""`manage.py ingest --format harbor|tau-bench`: native results land through the one
+normal ingest path, on the registry's real tasks, idempotently."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ingestion.models import Harness, Run, Submission
+from tests.builders import EXAMPLE_RUN_BUNDLES
+from tests.ingestion.test_importers import job_folder, tau_result, trial_result, write_tau
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NATIVE = {
+    "harness": "Terminus",
+    "harness_version": "2.0.0",
+    "contributor": ["mira.chen", "dev.one"],
+    "suite": "terminal-bench",
+    "suite_version": "4.0.0",
+    "user": "staff",
+}
+
+
+@pytest.fixture
+def job(tmp_path):
+    """Three fix-git trials (a pass, a fail, a sandbox timeout) and two regex-log ones
+    (an agent timeout, a pass), as Harbor writes them."""
+    return job_folder(
+        tmp_path,
+        {
+            "fix-git__Ab3dE7x": trial_result("fix-git", "fix-git__Ab3dE7x", reward=1.0),
+            "fix-git__Kp0qW2z": trial_result("fix-git", "fix-git__Kp0qW2z", reward=0.0),
+            "fix-git__Zr5tY9u": trial_result(
+                "fix-git", "fix-git__Zr5tY9u", reward=None, exception="EnvironmentStartTimeoutError"
+            ),
+            "regex-log__Hn4mB1c": trial_result(
+                "regex-log", "regex-log__Hn4mB1c", reward=0.0, exception="AgentTimeoutError"
+            ),
+            "regex-log__Qz81mNp": trial_result("regex-log", "regex-log__Qz81mNp", reward=1.0),
+        },
+    )
+
+
+def outcomes() -> dict[tuple[str, int], tuple[str, str]]:
+    return {
+        (run.task.task_id, run.trial): (run.outcome, run.infra_error)
+        for run in Run.objects.select_related("task")
+    }
+
+
+def test_it_ingests_a_harbor_job_folder(registry, staff, job, capsys):
+    call_command("ingest", str(job), format="harbor", **NATIVE)
+
+    submission = Submission.objects.get()
+    assert f"submission {submission.pk} ingested: 5 runs, 0 sessions" in capsys.readouterr().out
+    assert submission.uploader == staff
+    assert submission.original_name == "job.harbor.tar.gz"
+    assert outcomes() == {
+        ("fix-git", 1): ("pass", ""),
+        ("fix-git", 2): ("fail", ""),
+        ("fix-git", 3): ("infra_error", "timeout"),
+        ("regex-log", 1): ("fail", ""),
+        ("regex-log", 2): ("pass", ""),
+    }
+    run = Run.objects.get(run_id="fix-git__Ab3dE7x")
+    assert run.model.name == "anthropic/claude-sonnet-4-5"
+    assert run.task.suite.slug == "terminal-bench"
+    assert (run.tokens_input, run.tokens_output, run.tokens_cached) == (48211, 5120, 30000)
+    assert run.duration_s == pytest.approx(210.530865)
+    assert run.extra["harbor"]["trial_name"] == "fix-git__Ab3dE7x"
+    harness = Harness.objects.get()
+    assert (harness.name, harness.version) == ("Terminus", "2.0.0")
+    assert {p.handle for p in harness.contributors.all()} == {"mira.chen", "dev.one"}
+
+
+def test_reimporting_the_same_harbor_folder_returns_the_existing_submission(
+    registry, staff, job, capsys
+):
+    call_command("ingest", str(job), format="harbor", **NATIVE)
+    call_command("ingest", str(job), **NATIVE)  # --format auto finds the same folder
+
+    out = capsys.readouterr().out
+    submission = Submission.objects.get()
+    assert f"already uploaded: submission {submission.pk} ingested: 5 runs" in out
+    assert Run.objects.count() == 5
+
+
+def test_the_model_option_names_the_model(registry, staff, job):
+    call_command("ingest", str(job), format="harbor", model="frontier-large", **NATIVE)
+    assert set(Run.objects.values_list("model__name", flat=True)) == {"frontier-large"}
+
+
+def test_it_ingests_a_tau_bench_results_file(registry, staff, tmp_path, capsys):
+    results = [
+        tau_result("fix-git", 0, 1.0),
+        tau_result("fix-git", 1, 0.0),
+        tau_result("regex-log", 0, 1.0),
+    ]
+    path = write_tau(tmp_path, results)
+    call_command("ingest", str(path), model="frontier-large", **NATIVE)  # detected
+    call_command("ingest", str(path), format="tau-bench", model="frontier-large", **NATIVE)
+
+    out = capsys.readouterr().out
+    submission = Submission.objects.get()
+    assert f"submission {submission.pk} ingested: 3 runs, 0 sessions" in out
+    assert f"already uploaded: submission {submission.pk}" in out
+    assert outcomes() == {
+        ("fix-git", 1): ("pass", ""),
+        ("fix-git", 2): ("fail", ""),
+        ("regex-log", 1): ("pass", ""),
+    }
+    run = Run.objects.get(task__task_id="fix-git", trial=1)
+    assert run.model.name == "frontier-large"
+    assert run.trajectory[1]["tool_calls"][0]["tool"] == "get_order_details"
+    assert (run.steps, run.tool_calls) == (2, 1)
+    assert run.extra["info"]["source"] == "user"
+
+
+def test_a_missing_option_is_named(registry, staff, job, tmp_path):
+    with pytest.raises(CommandError, match="needs --harness-version, --suite-version"):
+        call_command(
+            "ingest", str(job), format="harbor", harness="T", suite="terminal-bench", user="staff"
+        )
+    tau_file = write_tau(tmp_path, [tau_result("fix-git")])
+    with pytest.raises(CommandError, match="τ-bench results file needs --model"):
+        call_command("ingest", str(tau_file), **NATIVE)
+    assert not Submission.objects.exists()
+
+
+def test_native_options_on_an_arena_bundle_are_refused(registry, staff):
+    with pytest.raises(CommandError, match="--harness, --suite only apply"):
+        call_command("ingest", str(EXAMPLE_RUN_BUNDLES[0]), harness="T", suite="x", user="staff")
+
+
+def test_an_unconvertible_folder_exits_1_naming_the_file(registry, staff, job, capsys):
+    (job / "fix-git__Ab3dE7x" / "result.json").write_text('{"task_name": ')
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("ingest", str(job), format="harbor", **NATIVE)
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "not converted from harbor (1 error)" in err
+    assert "job/fix-git__Ab3dE7x/result.json:: : is not valid JSON" in err
+    assert not Submission.objects.exists()
+
+
+def test_a_rejected_conversion_points_back_at_the_native_file(registry, staff, job, capsys):
+    (job / "fix-git__Kp0qW2z" / "result.json").write_text(
+        json.dumps(trial_result("no-such-task", "fix-git__Kp0qW2z"))
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("ingest", str(job), format="harbor", **NATIVE)
+    assert exit_info.value.code == 1
+    captured = capsys.readouterr()
+    assert "rejected: 0 runs" in captured.out
+    assert "runs.jsonl:" in captured.err
+    assert ": task_id: task terminal-bench 4.0.0/no-such-task" in captured.err
+    assert "(from job/fix-git__Kp0qW2z/result.json)" in captured.err
+    assert Run.objects.count() == 0
