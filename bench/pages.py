@@ -83,7 +83,7 @@ def p95_ms(path: str, seconds: int, script: Path) -> tuple[float, int]:
         ["wrk", "-t2", "-c32", f"-d{seconds}s", "-s", str(script), url],
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
-    line = next(l for l in out.splitlines() if l.startswith("p95_us="))
+    line = next(row for row in out.splitlines() if row.startswith("p95_us="))
     fields = dict(part.split("=") for part in line.split())
     return int(fields["p95_us"]) / 1000, int(fields["requests"])
 
