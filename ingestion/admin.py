@@ -329,6 +329,16 @@ class SubmissionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # submissions arrive through the upload form, the API or `ingest`
 
+    # Deleting takes runs off the boards (a moderated one is protected by its records).
+    def delete_model(self, request: HttpRequest, obj: Submission) -> None:
+        super().delete_model(request, obj)
+        boards_recompute_on_commit(harness_ids=[obj.harness_id])
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
+        harness_ids = list(queryset.values_list("harness_id", flat=True))
+        super().delete_queryset(request, queryset)
+        boards_recompute_on_commit(harness_ids=harness_ids)
+
     def has_withdraw_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(WITHDRAW_SUBMISSION)
 
@@ -367,8 +377,16 @@ class RunAdmin(admin.ModelAdmin):
     raw_id_fields = ["submission", "task"]
     show_full_result_count = False
 
+    # Runs are evidence: they arrive only in bundles and leave the boards only with
+    # their submission (withdraw it), never by editing one here.
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # runs arrive only in bundles
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 class ToolCallInline(admin.TabularInline):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FileUploadParser, JSONParser, MultiPartParser
@@ -13,12 +14,19 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from ingestion.models import Submission
+from ingestion.records import BundleRejected
 from ingestion.serializers import (
+    NativeUploadSerializer,
     SubmissionCreatedSerializer,
     SubmissionSerializer,
     SubmissionUploadSerializer,
 )
-from ingestion.services.submissions import UploadTooLarge, submission_receive
+from ingestion.services.submissions import (
+    NativeSource,
+    UploadTooLarge,
+    submission_receive,
+    submission_receive_native,
+)
 
 
 class UploadThrottle(ScopedRateThrottle):
@@ -42,7 +50,12 @@ class SubmissionListCreateApi(APIView):
         return Response(SubmissionSerializer(submissions, many=True).data)
 
     @extend_schema(
-        request={"multipart/form-data": SubmissionUploadSerializer, "application/json": dict},
+        request={
+            "multipart/form-data": SubmissionUploadSerializer,
+            "application/json": dict,
+        },
+        description="A bundle as multipart `file` or a JSON body; or native results "
+        "(`format=harbor|tau-bench` with harness, harness_version, suite, suite_version, model).",
         responses={
             202: SubmissionCreatedSerializer,
             200: SubmissionCreatedSerializer,
@@ -54,6 +67,8 @@ class SubmissionListCreateApi(APIView):
         # A JSON bundle is hashed as the exact bytes sent, so it is read before parsing.
         if request.content_type.startswith("application/json"):
             upload, filename = request.body, "bundle.json"
+        elif request.data.get("format") in ("harbor", "tau-bench"):
+            return self._post_native(request)
         else:
             file = request.FILES.get("file")
             if file is None:
@@ -65,8 +80,39 @@ class SubmissionListCreateApi(APIView):
             )
         except UploadTooLarge as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-        body = {"id": submission.pk, "status": submission.status, "url": _detail_url(submission)}
-        return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+        return _created(submission, created)
+
+    def _post_native(self, request: Request) -> Response:
+        form = NativeUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        contributors = [c.strip() for c in data.get("contributors", "").split(",") if c.strip()]
+        source = NativeSource(
+            format=data["format"],
+            harness={"name": data["harness"], "version": data["harness_version"], "contributors": contributors},
+            suite=data["suite"], suite_version=data["suite_version"], model=data.get("model") or None,
+        )  # fmt: skip
+        try:
+            submission, created = submission_receive_native(
+                upload=data["file"], user=request.user, filename=data["file"].name, source=source
+            )
+        except BundleRejected as rejected:
+            errors = [
+                {"file": e.file, "line": e.line, "field": e.field, "message": e.message}
+                for e in rejected.errors
+            ]
+            return Response(
+                {"detail": "the native results could not be converted", "errors": errors},
+                status=400,
+            )
+        except UploadTooLarge as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return _created(submission, created)
+
+
+def _created(submission: Submission, created: bool) -> Response:
+    body = {"id": submission.pk, "status": submission.status, "url": _detail_url(submission)}
+    return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
 
 
 class SubmissionDetailApi(APIView):
@@ -79,6 +125,4 @@ class SubmissionDetailApi(APIView):
 
 
 def _detail_url(submission: Submission) -> str:
-    from django.urls import reverse
-
     return reverse("api-submission-detail", args=[submission.pk])

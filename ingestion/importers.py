@@ -24,11 +24,12 @@ import math
 import os
 import re
 import tarfile
+import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from ingestion.records import FORMAT, BundleError, BundleRejected, ErrorCollector, rejected
@@ -41,6 +42,7 @@ __all__ = [
     "convert_harbor",
     "convert_tau_bench",
     "detect_format",
+    "extract_job_archive",
     "harbor_outcome",
 ]
 
@@ -772,3 +774,68 @@ def _kind(value: Any) -> str:
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 60 else text[:57] + "…"
+
+
+def extract_job_archive(archive: Path, target: Path, *, max_members: int, max_bytes: int) -> None:
+    """Unpack an uploaded .tar.gz/.tgz/.zip of a Harbor job folder into `target`.
+
+    Refuses, before writing anything, what bundles refuse too: links, devices, absolute
+    or `..` paths, more than `max_members` members or `max_bytes` declared bytes.
+    """
+    label = archive.name
+    if zipfile.is_zipfile(archive):
+        _extract_zip(archive, target, max_members, max_bytes, label)
+    elif tarfile.is_tarfile(archive):
+        _extract_tar(archive, target, max_members, max_bytes, label)
+    else:
+        raise BundleRejected(
+            [BundleError(label, None, "", "not a valid archive (.tar.gz or .zip)")]
+        )
+
+
+def _check_member(name: str, label: str) -> None:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts:
+        raise BundleRejected(
+            [BundleError(label, None, "", f"member {name!r}: absolute or '..' path")]
+        )
+
+
+def _check_totals(count: int, size: int, max_members: int, max_bytes: int, label: str) -> None:
+    if count > max_members:
+        raise BundleRejected([BundleError(label, None, "", f"more than {max_members:,} members")])
+    if size > max_bytes:
+        raise BundleRejected(
+            [BundleError(label, None, "", f"more than {max_bytes:,} bytes unpacked")]
+        )
+
+
+def _extract_tar(archive: Path, target: Path, max_members: int, max_bytes: int, label: str) -> None:
+    with tarfile.open(archive) as tar:
+        members, size = [], 0
+        while (member := tar.next()) is not None:
+            _check_member(member.name, label)
+            if not (member.isfile() or member.isdir()):
+                raise BundleRejected(
+                    [
+                        BundleError(
+                            label,
+                            None,
+                            "",
+                            f"member {member.name!r}: links and devices are refused",
+                        )
+                    ]
+                )
+            members.append(member)
+            size += member.size
+            _check_totals(len(members), size, max_members, max_bytes, label)
+        tar.extractall(target, members=members, filter="data")
+
+
+def _extract_zip(archive: Path, target: Path, max_members: int, max_bytes: int, label: str) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        for info in infos:
+            _check_member(info.filename, label)
+        _check_totals(len(infos), sum(i.file_size for i in infos), max_members, max_bytes, label)
+        zf.extractall(target)

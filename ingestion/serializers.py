@@ -41,3 +41,25 @@ class SubmissionUploadSerializer(serializers.Serializer):
     """Multipart form with one bundle file (`.tar.gz`, `.tgz` or `.zip`)."""
 
     file = serializers.FileField()
+
+
+class NativeUploadSerializer(serializers.Serializer):
+    """Multipart upload of native results, converted to arena-bundle/1 on the way in."""
+
+    file = serializers.FileField(
+        help_text="a τ-bench results file, or a .tar.gz/.zip of a Harbor job folder"
+    )
+    format = serializers.ChoiceField(choices=["harbor", "tau-bench"])
+    harness = serializers.CharField(max_length=100)
+    harness_version = serializers.CharField(max_length=100)
+    contributors = serializers.CharField(
+        required=False, allow_blank=True, help_text="comma-separated handles"
+    )
+    suite = serializers.CharField(max_length=100)
+    suite_version = serializers.CharField(max_length=50)
+    model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
+    def validate(self, data: dict) -> dict:
+        if data["format"] == "tau-bench" and not data.get("model"):
+            raise serializers.ValidationError({"model": "τ-bench files do not name the model"})
+        return data

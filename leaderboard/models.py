@@ -226,8 +226,9 @@ class SubmissionDecision(models.Model):
         WITHDRAW = "withdraw"
         RESTORE = "restore"
 
+    # PROTECT: the record outlives nothing it explains; withdraw rather than delete.
     submission = models.ForeignKey(
-        "ingestion.Submission", on_delete=models.CASCADE, related_name="decisions"
+        "ingestion.Submission", on_delete=models.PROTECT, related_name="decisions"
     )
     action = models.CharField(max_length=10, choices=Action.choices)
     reason = models.TextField()

@@ -32,7 +32,6 @@ from ingestion.services.registry import (
 )
 from leaderboard.models import (
     BoardEntry,
-    BoardSnapshot,
     ConflictDecision,
     ConflictPair,
     SubmissionDecision,
@@ -244,10 +243,6 @@ def infra_errors_attach(entries: list[BoardEntry]) -> None:
             dict(sorted(errors.by_kind.items())) if errors else {},
             dict(sorted(errors.by_submission.items())) if errors else {},
         )
-
-
-def current_snapshot() -> BoardSnapshot | None:
-    return BoardSnapshot.objects.current()
 
 
 # -- registry --------------------------------------------------------------------------

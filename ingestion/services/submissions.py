@@ -17,6 +17,7 @@ import os
 import tarfile
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -27,6 +28,7 @@ from django.utils import timezone
 
 from ingestion.bundle import BundleLimits, open_bundle
 from ingestion.copy import RunWriter, SessionWriter
+from ingestion.importers import convert_harbor, convert_tau_bench, extract_job_archive
 from ingestion.models import Harness, Person, Submission, Task
 from ingestion.records import BundleError, BundleRejected
 
@@ -88,8 +90,7 @@ def upload_path(sha256: str) -> Path:
 
 def _store_upload(upload: BinaryIO | Path | bytes) -> tuple[Path, str, int]:
     """Stream the upload to a temporary file, hashing it and enforcing the size limit."""
-    directory = Path(settings.ARENA_UPLOAD_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = _upload_dir()
     limit = settings.ARENA_MAX_UPLOAD_BYTES
     digest, size = hashlib.sha256(), 0
     fd, name = tempfile.mkstemp(dir=directory, suffix=".part")
@@ -306,3 +307,43 @@ def _write_all(records, writer, bundle, progress: ProgressCallback | None) -> No
         writer.flush()
     if progress:
         progress(seen % PROGRESS_EVERY)
+
+
+@dataclass(frozen=True)
+class NativeSource:
+    """What a native results file does not say about itself (see ingestion.importers)."""
+
+    format: str  # "harbor" or "tau-bench"
+    harness: dict
+    suite: str
+    suite_version: str
+    model: str | None = None
+
+
+def submission_receive_native(
+    *, upload: BinaryIO, user, filename: str, source: NativeSource
+) -> tuple[Submission, bool]:
+    """Convert an uploaded τ-bench file, or an archive of a Harbor job folder, into a
+    bundle and receive it like any other. Raises BundleRejected if it cannot be read."""
+    with tempfile.TemporaryDirectory(dir=_upload_dir()) as tmp:
+        raw, converted = Path(tmp) / "upload", Path(tmp) / "bundle.tar.gz"
+        stored, _, _ = _store_upload(upload)
+        os.replace(stored, raw)
+        if source.format == "harbor":
+            folder = Path(tmp) / "job"
+            extract_job_archive(
+                raw, folder, max_members=settings.ARENA_MAX_ARCHIVE_MEMBERS,
+                max_bytes=settings.ARENA_MAX_UNCOMPRESSED_BYTES,
+            )  # fmt: skip
+            convert_harbor(folder, harness=source.harness, suite=source.suite,
+                           suite_version=source.suite_version, model=source.model, out=converted)  # fmt: skip
+        else:
+            convert_tau_bench(raw, harness=source.harness, suite=source.suite,
+                              suite_version=source.suite_version, model=source.model, out=converted)  # fmt: skip
+        return submission_receive(upload=converted, user=user, filename=filename)
+
+
+def _upload_dir() -> Path:
+    directory = Path(settings.ARENA_UPLOAD_DIR)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory

@@ -164,7 +164,7 @@ class Migration(migrations.Migration):
                 (
                     "submission",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
+                        on_delete=django.db.models.deletion.PROTECT,
                         related_name="decisions",
                         to="ingestion.submission",
                     ),

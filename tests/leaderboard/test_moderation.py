@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
+from django.db.models import ProtectedError
 
 from ingestion.models import Harness, Submission, Task
 from ingestion.services.submissions import submission_ingest
@@ -208,6 +209,14 @@ def test_it_records_who_what_when_and_why_for_every_decision(registry, submitter
     # The current state is the latest decision.
     assert conflict_queue().get(harness=harness, task=task).latest_decision == conflicts[1]
     assert submission_moderation_context(submission)["moderation"] == moves[1]
+
+
+def test_it_keeps_the_records_of_a_moderated_submission(registry, submitter, moderator):
+    submission = submit(submitter, outcomes("pass"))
+    submission_withdraw(submission=submission, reason="spam", user=moderator)
+    with pytest.raises(ProtectedError):
+        Submission.objects.filter(pk=submission.pk).delete()
+    assert SubmissionDecision.objects.filter(submission=submission).exists()
 
 
 def test_it_gives_the_submission_page_the_withdrawal_reason(registry, submitter, moderator):
