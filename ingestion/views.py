@@ -10,6 +10,7 @@ from rest_framework.authtoken.models import Token
 from ingestion.forms import BundleUploadForm
 from ingestion.models import Submission
 from ingestion.services.submissions import UploadTooLarge, submission_receive
+from leaderboard.moderation import submission_moderation_context
 
 
 @login_required
@@ -41,4 +42,5 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     template = "ingestion/submission_detail.html"
     if request.htmx:
         template += "#submission-status"
-    return render(request, template, {"submission": submission})
+    context = {"submission": submission, **submission_moderation_context(submission)}
+    return render(request, template, context)

@@ -10,9 +10,8 @@ and the API read those rows back through the selectors at the end of this module
 from __future__ import annotations
 
 import math
-from array import array
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgspec
@@ -20,9 +19,8 @@ import numpy as np
 from django.db import connection, transaction
 
 from ingestion.models import Scenario, Submission
-from leaderboard import nir
+from leaderboard import nir, signals
 from leaderboard.models import BoardSnapshot, SignalEntry
-from leaderboard.signals import score_sessions, summarize_session
 from leaderboard.stats import MIN_RANKED_SESSIONS, competition_ranks
 
 SliceKind = SignalEntry.SliceKind
@@ -172,84 +170,118 @@ class _Children:
 
 
 def signal_rows() -> list[dict[str, Any]]:
-    """Every SignalEntry row of a snapshot, ready for SignalEntry(snapshot=..., **row).
-
-    The composite pass also records each session's capability outcomes; each scenario
-    slice is scored on its own sessions, so its NIR shuffles within that scenario.
-    """
+    """Every SignalEntry row of a snapshot, ready for SignalEntry(snapshot=..., **row)."""
     # Server-side cursors stream only inside a transaction (see load_sessions).
     with transaction.atomic():
-        outcomes = CapabilityOutcomes()
-        composite = score_sessions(outcomes.record(load_sessions(with_text=False)))
-        rows = slice_rows(COMPOSITE_SCOPE, SliceKind.COMPOSITE, composite)
-        for scenario in SCENARIOS:
-            scores = score_sessions(load_sessions(scenario=scenario, with_text=False))
-            rows += slice_rows(scenario, SliceKind.SCENARIO, scores)
+        table = SessionTable(load_sessions(with_text=False))
+    composite = table.composite()
+    rows = slice_rows(COMPOSITE_SCOPE, SliceKind.COMPOSITE, composite)
+    for scenario in SCENARIOS:
+        rows += slice_rows(scenario, SliceKind.SCENARIO, table.scenario(scenario))
     for capability in CAPABILITIES:
-        scores = outcomes.scores(capability, composite)
+        scores = table.capability(capability, composite)
         rows += slice_rows(CAPABILITY_PREFIX + capability, SliceKind.CAPABILITY, scores)
     return rows
 
 
-class CapabilityOutcomes:
-    """Each session's own value of every capability signal, as numpy-ready columns.
+class SessionTable:
+    """Every counted session summarised once, so that each slice is a mask over columns.
 
-    NaN marks a session where the signal is not defined (no scored sentiment, no
-    assistant turn, no error episode, no tool call): those sessions leave that
-    capability's NIR, as methodology §3.1 says.
+    Summarising sessions (labels, efforts, shell episodes, tool checks) is most of the
+    cost, and score_sessions would redo it for every slice: at 100,000 sessions the
+    composite, three scenario passes and the capability outcomes took about 22 s, this
+    table about half of that. It therefore builds on score_sessions' own pieces
+    (signals._collect and signals._model_entry), so every figure is still computed by
+    signals.py; tests pin each slice to score_sessions on the same sessions.
+
+    Sessions are collected under the key (model, scenario): an entry's median attempts
+    come from its key's resolved episodes, so a scenario slice gets its own median and
+    the composite regroups the keys by model.
     """
 
-    def __init__(self) -> None:
-        self._model_codes: dict[str, int] = {}
-        self._models = array("q")
-        self._scenarios: list[str | None] = []
-        self._values = {capability: array("d") for capability in CAPABILITIES}
+    def __init__(self, sessions: Iterable[Mapping[str, Any]]) -> None:
+        keys, self._by_key = signals._collect(_keyed_by_scenario(sessions))
+        self._keys: list[tuple[str, str | None]] = keys
+        self.models: list[str] = list(dict.fromkeys(model for model, _ in keys))
+        code = {model: index for index, model in enumerate(self.models)}
+        model_of_key = np.array([code[model] for model, _ in keys], dtype=np.int64)
+        attempts = [[] for _ in self.models]
+        for key_code, (model, _) in enumerate(keys):
+            attempts[code[model]].extend(self._by_key.attempts[key_code])
+        self._by_model = replace(
+            self._by_key, model=model_of_key[self._by_key.model], attempts=attempts
+        )
+        self._scenario = np.array(self._by_key.scenario, dtype=object)
 
-    def record(self, sessions: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
-        """Pass the sessions through unchanged, noting their outcomes on the way."""
-        for session in sessions:
-            summary = summarize_session(session)
-            self._models.append(self._model_codes.setdefault(summary.model, len(self._model_codes)))
-            self._scenarios.append(summary.scenario)
-            values = summary.capability_outcomes()
-            for capability in CAPABILITIES:
-                value = values[capability]
-                self._values[capability].append(math.nan if value is None else value)
-            yield session
+    def composite(self) -> dict[str, dict[str, Any]]:
+        """Model -> its figures over all its sessions; NIR shuffles within scenario."""
+        c = self._by_model
+        results = nir.nir_closed_form_all(c.confirmed, c.model, c.scenario)
+        return {
+            model: signals._model_entry(c, c.model == code, code, results[code])
+            for code, model in enumerate(self.models)
+        }
 
-    def scores(
+    def scenario(self, scenario: str) -> dict[str, dict[str, Any]]:
+        """Model -> its figures over its sessions of one scenario, NIR within it."""
+        inside = self._scenario == scenario
+        strata = [scenario] * int(inside.sum())
+        models = self._by_model.model[inside]
+        results = nir.nir_closed_form_all(self._by_model.confirmed[inside], models, strata)
+        c = self._by_key
+        return {
+            model: signals._model_entry(
+                c, c.model == key_code, key_code, results[self.models.index(model)]
+            )
+            for key_code, (model, key_scenario) in enumerate(self._keys)
+            if key_scenario == scenario
+        }
+
+    def capability(
         self, capability: str, composite: Mapping[str, dict[str, Any]]
     ) -> dict[str, dict[str, Any]]:
-        """Model -> its composite figures with this capability's NIR and session count."""
-        y = np.frombuffer(self._values[capability], dtype=float)
-        defined = ~np.isnan(y)
-        models = np.frombuffer(self._models, dtype=np.int64)[defined]
-        strata = [s for s, keep in zip(self._scenarios, defined, strict=True) if keep]
+        """Model -> its composite figures with the NIR of this capability (y = each
+        session's own value, over the sessions where it is defined) and its count."""
+        y, defined = self._outcome(capability)
+        models = self._by_model.model[defined]
+        strata = self._scenario[defined].tolist()
         results = nir.nir_closed_form_all(y[defined], models, strata)
-        counts = np.bincount(models, minlength=len(self._model_codes))
-        sums = np.bincount(models, weights=y[defined], minlength=len(self._model_codes))
-        names = list(self._model_codes)
+        counts = np.bincount(models, minlength=len(self.models))
+        sums = np.bincount(models, weights=y[defined], minlength=len(self.models))
         return {
-            names[code]: {
-                **composite[names[code]],
+            self.models[code]: {
+                **composite[self.models[code]],
                 "sessions": int(counts[code]),
                 "net_improvement": result.as_dict(),
-                "capability": {
-                    "name": capability,
-                    "mean": sums[code] / counts[code],
-                    "sessions": int(counts[code]),
-                },
+                "capability": {"name": capability, "mean": sums[code] / counts[code]},
             }
             for code, result in results.items()
         }
+
+    def _outcome(self, capability: str) -> tuple[np.ndarray, np.ndarray]:
+        """(y, defined) per session, as SessionSignals.capability_outcomes defines them."""
+        c = self._by_model
+        with np.errstate(divide="ignore", invalid="ignore"):
+            outcomes = {
+                "confirmed_success": (c.confirmed, np.ones(len(c.confirmed), dtype=bool)),
+                "praise_complaint": (c.pc, c.pc >= 0),
+                "steerability": (1 - c.effort / (3 * c.turns), c.turns > 0),
+                "bash_recovery": (c.episode_score / c.episodes, c.episodes > 0),
+                # calls is -1 for a session without a toolset: not scored either.
+                "tool_validity": (1 - c.hallucinated / c.calls, c.calls > 0),
+            }
+        return outcomes[capability]
+
+
+def _keyed_by_scenario(sessions: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+    for session in sessions:
+        yield {**session, "model": (session["model"], session.get("scenario"))}
 
 
 # --- ranking -----------------------------------------------------------------------------
 
 
-def slice_rows(
-    scope: str, kind: str, scores: Mapping[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
+def slice_rows(scope: str, kind: str, scores: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One slice's rows in display order: ranked by the lower end of the NIR interval
     (competition ranking), then the unranked ones (fewer than MIN_RANKED_SESSIONS
     sessions, or no interval), greyed and never given a rank."""
@@ -265,7 +297,9 @@ def slice_rows(
     ranks += [None] * len(unranked)
     return [
         _row(scope, kind, position, rank, model, entry)
-        for position, (rank, (model, entry)) in enumerate(zip(ranks, ranked + unranked))
+        for position, (rank, (model, entry)) in enumerate(
+            zip(ranks, ranked + unranked, strict=True)
+        )
     ]
 
 
@@ -354,20 +388,23 @@ def _entries_write(snapshot: BoardSnapshot, rows: list[dict[str, Any]]) -> None:
 
 @dataclass(frozen=True)
 class SignalSelection:
-    """The current snapshot's rows of one view, in display order per scope."""
+    """The current snapshot's rows of some slice kinds, in display order per scope."""
 
     computed_at: Any
+    sessions_total: int
     entries: list[SignalEntry]
 
 
 def current_signal_entries(
-    kind: str = SliceKind.COMPOSITE, scope: str | None = None
+    kinds: Iterable[str] = (SliceKind.COMPOSITE,), scope: str | None = None
 ) -> SignalSelection:
-    """Rows of the current snapshot for one slice kind (and scope), in two queries."""
+    """Rows of the current snapshot of the given slice kinds (and scope): two queries."""
     snapshot = BoardSnapshot.objects.current()
     if snapshot is None:
-        return SignalSelection(None, [])
-    entries = SignalEntry.objects.filter(snapshot=snapshot, slice_kind=kind)
+        return SignalSelection(None, 0, [])
+    entries = SignalEntry.objects.filter(snapshot=snapshot, slice_kind__in=list(kinds))
     if scope is not None:
         entries = entries.filter(scope=scope)
-    return SignalSelection(snapshot.computed_at, list(entries.order_by("scope", "position")))
+    return SignalSelection(
+        snapshot.computed_at, snapshot.sessions_total, list(entries.order_by("scope", "position"))
+    )

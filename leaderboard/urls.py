@@ -2,12 +2,13 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard import api, views
+from leaderboard import api, signals_api, signals_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("api/v1/boards/", api.BoardListApi.as_view(), name="api-boards"),
     path("api/v1/boards/<str:slug>/", api.BoardDetailApi.as_view(), name="api-board-detail"),
+    path("api/v1/signals/", signals_api.SignalListApi.as_view(), name="api-signals"),
     # Pages. Downloads are files of their own (export.csv / export.json) so that a
     # plain link saves them with the right extension.
     path("boards/<str:slug>/", views.board, name="board"),
@@ -16,4 +17,5 @@ urlpatterns = [
     path("agents/<str:harness>/<str:version>/<path:model>/", views.agent, name="agent"),
     path("runs/<int:pk>/", views.run, name="run"),
     path("methodology/", views.methodology, name="methodology"),
+    path("signals/", signals_views.signals, name="signals"),
 ]

@@ -67,11 +67,11 @@ def staff(db):
 
 @pytest.fixture
 def moderator(db):
-    from django.contrib.auth.models import Group
+    from leaderboard.moderation import moderator_group_sync
 
     user = make_user("moderator", is_staff=True)
-    group, _ = Group.objects.get_or_create(name="moderator")
-    user.groups.add(group)
+    # A transactional test's flush drops the group that migration 0004 created.
+    user.groups.add(moderator_group_sync())
     return user
 
 

@@ -231,3 +231,133 @@ def http_url(url: str | None) -> str:
     if url and url.lower().startswith(("https://", "http://")):
         return url
     return ""
+
+
+# ==== Signal boards (leaderboard/signals_views.py) ======================================
+#
+# One filter, signal_cell, decides how every signal figure reads: its headline text,
+# an interval bar on a fixed scale, and a tooltip holding the interval and the count
+# it rests on ("n on hover").
+
+# NIR bars span −NIR_SCALE … +NIR_SCALE (a difference of rates), zero in the middle;
+# a fixed scale keeps intervals comparable down a column.
+NIR_SCALE = 0.5
+SIGNAL_LABELS = {
+    "confirmed_success": "Confirmed success",
+    "praise_complaint": "Praise vs complaint",
+    "steerability": "Steerability",
+    "bash_recovery": "Bash recovery",
+    "tool_hallucination": "Tool hallucination",
+    "net_improvement": "Net improvement (NIR)",
+}
+# Signals whose value is a score in [0, 1] rather than a share of a count.
+_SCORES = frozenset({"steerability", "bash_recovery"})
+
+
+@dataclass(frozen=True)
+class SignalCell:
+    text: str  # the headline figure
+    title: str  # tooltip: interval, count and details
+    bar: IntervalBar | None
+    zero: float | None  # x of the zero line, for NIR bars
+    detail: str  # small print beside the figure (the NIR p-value)
+
+
+@register.filter
+def signal_cell(data: dict | None, signal: str) -> SignalCell | None:
+    """How one signal of a SignalEntry's data reads; None when the entry has no such figure."""
+    figure = (data or {}).get(signal)
+    if not isinstance(figure, dict):
+        return None
+    if signal == "net_improvement":
+        return _nir_cell(figure)
+    value, low, high = figure.get("value"), figure.get("low"), figure.get("high")
+    text = _score(value) if signal in _SCORES else percent(value)
+    return SignalCell(
+        text=text,
+        title=_signal_title(signal, figure),
+        bar=_unit_bar(value, low, high),
+        zero=None,
+        detail="",
+    )
+
+
+def _score(value: float | None) -> str:
+    return MISSING if value is None else f"{value:.2f}"
+
+
+def _unit_bar(value: float | None, low: float | None, high: float | None) -> IntervalBar | None:
+    if value is None or low is None or high is None:
+        return None
+    low_x, high_x = _scale(low), _scale(high)
+    return IntervalBar(low=low_x, width=round(high_x - low_x, 2), point=_scale(value))
+
+
+def _interval(signal: str, figure: dict) -> str:
+    low, high = figure.get("low"), figure.get("high")
+    if low is None or high is None:
+        return "no interval (too few to estimate one)"
+    show = _score if signal in _SCORES else percent
+    how = "cluster-robust" if signal in _SCORES else "Wilson"
+    return f"95% CI {show(low)}–{show(high)} ({how}, z = {stats.Z})"
+
+
+def _signal_title(signal: str, figure: dict) -> str:
+    counts = {
+        "confirmed_success": lambda f: f"n = {f.get('n')} sessions",
+        "praise_complaint": lambda f: f"n = {f.get('n')} scored sessions (praise ≠ complaints)",
+        "steerability": lambda f: (
+            f"mean steering effort {_score(f.get('mean_effort'))}"
+            + (f" over n = {f['turns']} assistant turns" if "turns" in f else "")
+        ),
+        "bash_recovery": lambda f: (
+            f"n = {f.get('episodes')} error episodes, "
+            f"{percent(f.get('recovery_rate'))} recovered"
+            + (
+                f", median {f['median_attempts']:g} attempts"
+                if f.get("median_attempts") is not None
+                else ""
+            )
+        ),
+        "tool_hallucination": lambda f: f"n = {f.get('calls')} tool calls; lower is better",
+    }
+    return f"{SIGNAL_LABELS[signal]}: {_interval(signal, figure)}; {counts[signal](figure)}"
+
+
+def points(value: float | None) -> str:
+    """A difference of rates in percentage points, signed: 0.121 -> "+12.1 pp"."""
+    return MISSING if value is None else f"{value * 100:+.1f} pp"
+
+
+@register.filter
+def p_value(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    if value < 0.001:
+        return "p < 0.001"
+    return f"p = {value:.3f}" if value < 0.01 else f"p = {value:.2f}"
+
+
+def _nir_x(value: float) -> float:
+    return round(min(max((value + NIR_SCALE) / (2 * NIR_SCALE), 0.0), 1.0) * 100, 2)
+
+
+def _nir_cell(figure: dict) -> SignalCell:
+    value, low, high = figure.get("value"), figure.get("low"), figure.get("high")
+    bar = None
+    if value is not None and low is not None and high is not None:
+        low_x, high_x = _nir_x(low), _nir_x(high)
+        bar = IntervalBar(low=low_x, width=round(high_x - low_x, 2), point=_nir_x(value))
+    interval = "no interval" if low is None or high is None else f"{points(low)} to {points(high)}"
+    title = (
+        f"Net improvement rate: 95% CI {interval}, {p_value(figure.get('p_value'))}; "
+        f"observed gap {points(figure.get('observed_gap'))}, expected under within-scenario "
+        f"shuffles {points(figure.get('null_mean'))} (sd {points(figure.get('null_sd'))})"
+    )
+    return SignalCell(
+        text=points(value),
+        title=title,
+        bar=bar,
+        zero=_nir_x(0.0),
+        detail=p_value(figure.get("p_value")),
+    )
