@@ -10,8 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.models import Board
-from leaderboard.queries import current_boards, pick_board
-from leaderboard.serializers import BoardDetailSerializer, BoardSummarySerializer
+from leaderboard.queries import current_boards, pick_board, run_for_page
+from leaderboard.serializers import BoardDetailSerializer, BoardSummarySerializer, RunSerializer
 from leaderboard.snapshot_cache import snapshot_cached
 
 
@@ -44,3 +44,14 @@ class BoardDetailApi(APIView):
 
 def _board_detail(board: Board) -> dict:
     return BoardDetailSerializer(board).data
+
+
+class RunDetailApi(APIView):
+    authentication_classes: list = []
+
+    @extend_schema(responses=RunSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        run = run_for_page(pk)
+        if run is None:
+            raise Http404("no such run")
+        return Response(RunSerializer(run).data)

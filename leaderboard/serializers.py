@@ -3,6 +3,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ingestion.models import Run
 from leaderboard.models import Board, BoardEntry
 
 
@@ -69,3 +70,51 @@ class BoardDetailSerializer(serializers.ModelSerializer):
     def get_entries(self, board: Board) -> list[dict]:
         entries = BoardEntry.objects.filter(board=board).order_by("position")
         return BoardEntrySerializer(entries, many=True).data
+
+
+class RunSerializer(serializers.ModelSerializer):
+    """api.md `GET /api/v1/runs/<id>/`: one run with its trajectory."""
+
+    submission = serializers.IntegerField(source="submission_id")
+    withdrawn = serializers.SerializerMethodField()
+    harness = serializers.CharField(source="harness.name")
+    harness_version = serializers.CharField(source="harness.version")
+    model = serializers.CharField(source="model.name")
+    suite = serializers.CharField(source="task.suite.slug")
+    suite_version = serializers.CharField(source="task.suite.version")
+    task_id = serializers.CharField(source="task.task_id")
+    category = serializers.CharField(source="task.category.name")
+    infra_error = serializers.SerializerMethodField()
+    tokens = serializers.SerializerMethodField()
+    checkpoints = serializers.SerializerMethodField()
+    duration_s = serializers.FloatField(allow_null=True)
+
+    class Meta:
+        model = Run
+        fields = [
+            "id", "run_id", "submission", "withdrawn", "harness", "harness_version", "model",
+            "suite", "suite_version", "task_id", "category", "trial", "outcome", "infra_error",
+            "cost_usd", "tokens", "steps", "tool_calls", "ttft_ms", "started_at", "finished_at",
+            "duration_s", "checkpoints", "verifier", "trajectory", "extra",
+        ]  # fmt: skip
+
+    def get_withdrawn(self, run: Run) -> bool:
+        return run.submission.status == "withdrawn"
+
+    def get_infra_error(self, run: Run) -> str | None:
+        return run.infra_error or None
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_tokens(self, run: Run) -> dict | None:
+        if run.tokens_input is None:
+            return None
+        tokens = {"input": run.tokens_input, "output": run.tokens_output}
+        if run.tokens_cached is not None:
+            tokens["cached"] = run.tokens_cached
+        return tokens
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_checkpoints(self, run: Run) -> dict | None:
+        if run.checkpoints_total is None:
+            return None
+        return {"passed": run.checkpoints_passed, "total": run.checkpoints_total}

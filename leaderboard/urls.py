@@ -9,6 +9,7 @@ urlpatterns = [
     path("api/v1/boards/", api.BoardListApi.as_view(), name="api-boards"),
     path("api/v1/boards/<str:slug>/", api.BoardDetailApi.as_view(), name="api-board-detail"),
     path("api/v1/signals/", signals_api.SignalListApi.as_view(), name="api-signals"),
+    path("api/v1/runs/<int:pk>/", api.RunDetailApi.as_view(), name="api-run-detail"),
     # Pages. Downloads are files of their own (export.csv / export.json) so that a
     # plain link saves them with the right extension.
     path("boards/<str:slug>/", views.board, name="board"),
