@@ -79,26 +79,34 @@ def ingest(path: Path) -> Any:
     return submission
 
 
-def consume(sessions: Iterable[dict]) -> tuple[int, int]:
+def consume_sessions() -> tuple[int, int]:
+    """Stream every counted session out (as signal_rows does: in a transaction, no texts)."""
+    from django.db import transaction
+
+    from leaderboard.signal_board import load_sessions
+
     count = turns = 0
-    for session in sessions:
-        count += 1
-        turns += len(session["turns"])
+    with transaction.atomic():
+        for session in load_sessions(with_text=False):
+            count += 1
+            turns += len(session["turns"])
     return count, turns
 
 
 def nir_comparison(shuffles: int) -> dict[str, Any]:
     """Closed form vs Monte Carlo on the headline outcome of every counted session."""
     import numpy as np
+    from django.db import transaction
 
     from leaderboard import nir
     from leaderboard.signal_board import load_sessions
 
     models, strata, confirmed = [], [], []
-    for session in load_sessions():
-        models.append(session["model"])
-        strata.append(session["scenario"])
-        confirmed.append(session["confirmation"] == "yes")
+    with transaction.atomic():
+        for session in load_sessions(with_text=False):
+            models.append(session["model"])
+            strata.append(session["scenario"])
+            confirmed.append(session["confirmation"] == "yes")
     y = np.asarray(confirmed, dtype=float)
     closed_s = min(timed(lambda: nir.nir_closed_form_all(y, models, strata))[0] for _ in range(5))
     closed = nir.nir_closed_form_all(y, models, strata)
@@ -132,15 +140,28 @@ def agreement(closed: dict, monte_carlo: dict, shuffles: int) -> list[tuple[str,
 
 def cleanup(submission_id: int | None, models_before: set[str]) -> None:
     from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
 
-    from ingestion.models import LanguageModel, Submission
+    from ingestion.models import LanguageModel
 
     if submission_id is not None:
-        # Sessions, turns and tool calls go with it (ON DELETE CASCADE in Django).
-        Submission.objects.filter(pk=submission_id).delete()
+        # Set-based deletes, children first: Django's cascade would fetch all 2M rows.
+        with transaction.atomic(), connection.cursor() as cursor:
+            for statement in DELETE_SQL:
+                cursor.execute(statement, [submission_id])
     added = LanguageModel.objects.exclude(name__in=models_before)
     added.filter(runs__isnull=True, sessions__isnull=True).delete()
     get_user_model().objects.filter(username=BENCH_USER, submissions__isnull=True).delete()
+
+
+DELETE_SQL = (
+    """DELETE FROM ingestion_toolcall c USING ingestion_turn t, ingestion_session s
+       WHERE c.turn_id = t.id AND t.session_id = s.id AND s.submission_id = %s""",
+    """DELETE FROM ingestion_turn t USING ingestion_session s
+       WHERE t.session_id = s.id AND s.submission_id = %s""",
+    "DELETE FROM ingestion_session WHERE submission_id = %s",
+    "DELETE FROM ingestion_submission WHERE id = %s",
+)
 
 
 def main() -> None:
@@ -154,7 +175,7 @@ def main() -> None:
 
     from bench.gen_sessions import generate_sessions
     from ingestion.models import LanguageModel
-    from leaderboard.signal_board import load_sessions, signal_rows
+    from leaderboard.signal_board import signal_rows
 
     call_command("migrate", verbosity=0)
     models_before = set(LanguageModel.objects.values_list("name", flat=True))
@@ -165,7 +186,7 @@ def main() -> None:
             path = write_sessions_bundle(Path(tmp) / "sessions.tar.gz", sessions)
             ingest_s, submission = timed(lambda: ingest(path))
         submission_id = submission.pk
-        load_s, (count, turns) = timed(lambda: consume(load_sessions()))
+        load_s, (count, turns) = timed(consume_sessions)
         rows_s, rows = timed(signal_rows)
         comparison = nir_comparison(args.shuffles)
         report(args, count, turns, ingest_s, load_s, rows_s, len(rows), comparison)

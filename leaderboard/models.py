@@ -25,6 +25,7 @@ class BoardState(models.Model):
     # What the next recompute must cover: some harnesses, or everything.
     pending_harness_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
     full_pending = models.BooleanField(default=False)
+    sessions_pending = models.BooleanField(default=False)
 
     class Meta:
         verbose_name = "board state"

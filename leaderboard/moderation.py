@@ -64,10 +64,12 @@ MODERATOR_PERMISSIONS = {
 # -- shared ------------------------------------------------------------------------------
 
 
-def boards_recompute_on_commit(*, harness_ids: Iterable[int] | None = None) -> None:
+def boards_recompute_on_commit(
+    *, harness_ids: Iterable[int] | None = None, sessions: bool = False
+) -> None:
     """Ask for a recompute once the caller's transaction commits (None: every board)."""
     ids = None if harness_ids is None else sorted({i for i in harness_ids if i is not None})
-    transaction.on_commit(lambda: recompute_boards_soon(harness_ids=ids))
+    transaction.on_commit(lambda: recompute_boards_soon(harness_ids=ids, sessions=sessions))
 
 
 def _require(user, perm: str) -> None:
@@ -168,7 +170,7 @@ def _submission_decide(
     record = SubmissionDecision.objects.create(
         submission=locked, action=action, reason=reason, decided_by=user
     )
-    boards_recompute_on_commit(harness_ids=[locked.harness_id])
+    boards_recompute_on_commit(harness_ids=[locked.harness_id], sessions=locked.sessions_count > 0)
     return record
 
 

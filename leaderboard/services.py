@@ -1,9 +1,10 @@
 """Recomputing the boards into a new snapshot, swapped in atomically.
 
-A full recompute reads every run. After an ingest, withdrawal or conflict decision
-only the harnesses concerned can have changed, so the incremental path recomputes
-their rows and carries every other agent's figures over from the current snapshot;
-ranks and Token Saving badges, which depend on the whole board, are always redone.
+A full recompute reads every run and session. After an ingest, withdrawal or conflict
+decision only the harnesses concerned can have changed, so the incremental path
+recomputes their rows and carries every other agent's figures over from the current
+snapshot; ranks and Token Saving badges, which depend on the whole board, are always
+redone. The signal board is recomputed only when sessions changed, else carried over.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.utils import timezone
 from ingestion.models import Harness, LanguageModel, Suite
 from leaderboard.boards import AgentName, agent_totals, finish_boards, fresh_entries
 from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
+from leaderboard.signal_board import signals_carry_over, signals_snapshot_write
 
 # Older snapshots are kept for a while (a reader may still be on one), then deleted.
 SNAPSHOTS_KEPT = 3
@@ -53,10 +55,14 @@ def agent_names() -> dict[tuple[int, int], AgentName]:
 
 
 @transaction.atomic
-def boards_recompute(*, harness_ids: list[int] | None = None) -> BoardSnapshot:
+def boards_recompute(
+    *, harness_ids: list[int] | None = None, signals: bool = False
+) -> BoardSnapshot:
     """Compute the boards and make the result the current snapshot.
 
-    With `harness_ids`, only those harnesses' runs are read again (see module doc).
+    With `harness_ids`, only those harnesses' runs are read again (see module doc), and
+    the signal board is carried over unless `signals` says sessions changed. A full
+    recompute (no `harness_ids`) recomputes the signal board too.
     """
     started = time.monotonic()
     _prepare_session()
@@ -70,9 +76,13 @@ def boards_recompute(*, harness_ids: list[int] | None = None) -> BoardSnapshot:
     snapshot = BoardSnapshot.objects.create(computed_at=timezone.now())
     for position, (slug, title) in enumerate(board_definitions()):
         _board_write(snapshot, slug, title, position, boards.get(slug, []))
+    if harness_ids is None or signals:
+        signals_snapshot_write(snapshot)
+    else:
+        signals_carry_over(current, snapshot)
     snapshot.runs_total = sum(e["runs"] for e in boards.get("overall", []))
     snapshot.duration_ms = int((time.monotonic() - started) * 1000)
-    snapshot.save(update_fields=["runs_total", "duration_ms"])
+    snapshot.save(update_fields=["runs_total", "sessions_total", "duration_ms"])
     _snapshot_swap(snapshot)
     BoardState.objects.update_or_create(pk=1, defaults={"computed_at": snapshot.computed_at})
     return snapshot

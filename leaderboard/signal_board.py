@@ -190,7 +190,7 @@ class SessionTable:
     Summarising sessions (labels, efforts, shell episodes, tool checks) is most of the
     cost, and score_sessions would redo it for every slice: at 100,000 sessions the
     composite, three scenario passes and the capability outcomes took about 22 s, this
-    table about half of that. It therefore builds on score_sessions' own pieces
+    table about 9 s. It therefore builds on score_sessions' own pieces
     (signals._collect and signals._model_entry), so every figure is still computed by
     signals.py; tests pin each slice to score_sessions on the same sessions.
 
@@ -291,7 +291,7 @@ def slice_rows(scope: str, kind: str, scores: Mapping[str, dict[str, Any]]) -> l
     )
     unranked = sorted(
         (item for item in scores.items() if _rank_key(item[1]) is None),
-        key=lambda item: (-(_nir_low(item[1]) or -math.inf), item[0]),
+        key=lambda item: (_unranked_order(item[1]), item[0]),
     )
     ranks = competition_ranks([_rank_key(entry) for _, entry in ranked])
     ranks += [None] * len(unranked)
@@ -310,6 +310,12 @@ def is_greyed(sessions: int) -> bool:
 def _nir_low(entry: Mapping[str, Any]) -> float | None:
     low = entry["net_improvement"]["low"]
     return low if low is not None and math.isfinite(low) else None
+
+
+def _unranked_order(entry: Mapping[str, Any]) -> float:
+    # The same order as the ranked rows, entries without an interval last.
+    low = _nir_low(entry)
+    return math.inf if low is None else -low
 
 
 def _rank_key(entry: Mapping[str, Any]) -> float | None:

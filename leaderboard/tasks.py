@@ -12,8 +12,9 @@ from django.utils import timezone
 from leaderboard.models import BoardState
 
 
-def recompute_boards_soon(*, harness_ids: list[int] | None = None) -> None:
-    """Ask for a recompute of some harnesses (or of everything, with None).
+def recompute_boards_soon(*, harness_ids: list[int] | None = None, sessions: bool = False) -> None:
+    """Ask for a recompute of some harnesses' runs (or of everything, with None), and of
+    the signal board when `sessions` changed.
 
     Requests pile up in BoardState; the task is scheduled only if none is waiting.
     """
@@ -25,10 +26,13 @@ def recompute_boards_soon(*, harness_ids: list[int] | None = None) -> None:
             state.full_pending = True
         else:
             state.pending_harness_ids = sorted(set(state.pending_harness_ids) | set(harness_ids))
+        state.sessions_pending = state.sessions_pending or sessions
         already_scheduled, state.scheduled = state.scheduled, True
         state.save(
-            update_fields=["requested_at", "full_pending", "pending_harness_ids", "scheduled"]
-        )
+            update_fields=[
+                "requested_at", "full_pending", "pending_harness_ids", "sessions_pending", "scheduled",
+            ]
+        )  # fmt: skip
     if not already_scheduled:
         recompute_boards.apply_async(countdown=settings.ARENA_RECOMPUTE_DEBOUNCE_S)
 
@@ -47,9 +51,13 @@ def recompute_boards() -> str:
             transaction.on_commit(lambda: recompute_boards.apply_async(countdown=wait))
             return "postponed"
         harness_ids = None if state.full_pending else list(state.pending_harness_ids)
+        signals = state.sessions_pending
         state.scheduled, state.full_pending, state.pending_harness_ids = False, False, []
-        state.save(update_fields=["scheduled", "full_pending", "pending_harness_ids"])
+        state.sessions_pending = False
+        state.save(
+            update_fields=["scheduled", "full_pending", "pending_harness_ids", "sessions_pending"]
+        )
     from leaderboard.services import boards_recompute
 
-    boards_recompute(harness_ids=harness_ids)
+    boards_recompute(harness_ids=harness_ids, signals=signals)
     return "recomputed"

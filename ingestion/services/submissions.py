@@ -215,7 +215,10 @@ def _finish(
         from leaderboard.tasks import recompute_boards_soon
 
         harness_ids = [submission.harness_id] if submission.harness_id else []
-        transaction.on_commit(lambda: recompute_boards_soon(harness_ids=harness_ids))
+        sessions = submission.sessions_count > 0
+        transaction.on_commit(
+            lambda: recompute_boards_soon(harness_ids=harness_ids, sessions=sessions)
+        )
 
 
 def _error_json(error: BundleError) -> dict:

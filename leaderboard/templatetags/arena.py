@@ -303,25 +303,24 @@ def _interval(signal: str, figure: dict) -> str:
 
 
 def _signal_title(signal: str, figure: dict) -> str:
-    counts = {
-        "confirmed_success": lambda f: f"n = {f.get('n')} sessions",
-        "praise_complaint": lambda f: f"n = {f.get('n')} scored sessions (praise ≠ complaints)",
-        "steerability": lambda f: (
-            f"mean steering effort {_score(f.get('mean_effort'))}"
-            + (f" over n = {f['turns']} assistant turns" if "turns" in f else "")
-        ),
-        "bash_recovery": lambda f: (
-            f"n = {f.get('episodes')} error episodes, "
-            f"{percent(f.get('recovery_rate'))} recovered"
-            + (
-                f", median {f['median_attempts']:g} attempts"
-                if f.get("median_attempts") is not None
-                else ""
-            )
-        ),
-        "tool_hallucination": lambda f: f"n = {f.get('calls')} tool calls; lower is better",
-    }
-    return f"{SIGNAL_LABELS[signal]}: {_interval(signal, figure)}; {counts[signal](figure)}"
+    return f"{SIGNAL_LABELS[signal]}: {_interval(signal, figure)}; {_count_text(signal, figure)}"
+
+
+def _count_text(signal: str, f: dict) -> str:
+    """What the figure rests on ("n on hover")."""
+    if signal == "confirmed_success":
+        return f"n = {f.get('n')} sessions"
+    if signal == "praise_complaint":
+        return f"n = {f.get('n')} scored sessions (praise ≠ complaints)"
+    if signal == "steerability":
+        turns = f" over n = {f['turns']} assistant turns" if "turns" in f else ""
+        return f"mean steering effort {_score(f.get('mean_effort'))}{turns}"
+    if signal == "bash_recovery":
+        median = f.get("median_attempts")
+        attempts = f", median {median:g} attempts" if median is not None else ""
+        recovered = percent(f.get("recovery_rate"))
+        return f"n = {f.get('episodes')} error episodes, {recovered} recovered{attempts}"
+    return f"n = {f.get('calls')} tool calls; lower is better"
 
 
 def points(value: float | None) -> str:
