@@ -736,3 +736,12 @@ def test_it_draws_the_interval_bar_on_a_fixed_scale():
     assert (bar.low, bar.width, bar.point_x) == (0.0, 100.0, 98.0)
     Entry.pass_rate = None
     assert interval_bar(Entry()) is None
+
+
+@pytest.mark.django_db
+def test_it_explains_the_signal_boards_with_the_constants_from_code(client):
+    from leaderboard import stats
+
+    page = client.get("/methodology/").content.decode()
+    assert 'id="signals"' in page and 'id="net-improvement"' in page
+    assert f'<span class="constant">{stats.MIN_RANKED_SESSIONS}</span>' in page
