@@ -191,7 +191,7 @@ class SessionTable:
     cost, and score_sessions would redo it for every slice: at 100,000 sessions the
     composite, three scenario passes and the capability outcomes took about 22 s, this
     table about 9 s. It therefore builds on score_sessions' own pieces
-    (signals._collect and signals._model_entry), so every figure is still computed by
+    (signals.collect_columns and signals.model_entry), so every figure is still computed by
     signals.py; tests pin each slice to score_sessions on the same sessions.
 
     Sessions are collected under the key (model, scenario): an entry's median attempts
@@ -200,7 +200,7 @@ class SessionTable:
     """
 
     def __init__(self, sessions: Iterable[Mapping[str, Any]]) -> None:
-        keys, self._by_key = signals._collect(_keyed_by_scenario(sessions))
+        keys, self._by_key = signals.collect_columns(_keyed_by_scenario(sessions))
         self._keys: list[tuple[str, str | None]] = keys
         self.models: list[str] = list(dict.fromkeys(model for model, _ in keys))
         code = {model: index for index, model in enumerate(self.models)}
@@ -218,7 +218,7 @@ class SessionTable:
         c = self._by_model
         results = nir.nir_closed_form_all(c.confirmed, c.model, c.scenario)
         return {
-            model: signals._model_entry(c, c.model == code, code, results[code])
+            model: signals.model_entry(c, c.model == code, code, results[code])
             for code, model in enumerate(self.models)
         }
 
@@ -230,7 +230,7 @@ class SessionTable:
         results = nir.nir_closed_form_all(self._by_model.confirmed[inside], models, strata)
         c = self._by_key
         return {
-            model: signals._model_entry(
+            model: signals.model_entry(
                 c, c.model == key_code, key_code, results[self.models.index(model)]
             )
             for key_code, (model, key_scenario) in enumerate(self._keys)

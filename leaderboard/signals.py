@@ -341,7 +341,7 @@ def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
 
 
 @dataclass
-class _Columns:
+class SessionColumns:
     """Per-session values as numpy columns, in session order."""
 
     model: np.ndarray  # model code per session
@@ -364,17 +364,17 @@ def score_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, dict[str,
     The net improvement rate is computed on confirmed success across all the given
     sessions, shuffling models within scenario (closed form, §3.1).
     """
-    names, columns = _collect(sessions)
+    names, columns = collect_columns(sessions)
     nir_results = nir.nir_closed_form_all(
         columns.confirmed.astype(float), columns.model, columns.scenario
     )
     return {
-        name: _model_entry(columns, columns.model == code, code, nir_results[code])
+        name: model_entry(columns, columns.model == code, code, nir_results[code])
         for code, name in enumerate(names)
     }
 
 
-def _collect(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], _Columns]:
+def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], SessionColumns]:
     codes: dict[str, int] = {}
     rows: list[tuple] = []
     scenarios: list[str | None] = []
@@ -388,7 +388,7 @@ def _collect(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], _Columns
         scenarios.append(summary.scenario)
         rows.append(_row(code, summary))
     table = np.array(rows, dtype=float).reshape(len(rows), 10)
-    return list(codes), _Columns(
+    return list(codes), SessionColumns(
         table[:, 0].astype(np.int64),
         scenarios,
         *(table[:, i] for i in range(1, 10)),
@@ -414,8 +414,8 @@ def _row(code: int, s: SessionSignals) -> tuple:
     )
 
 
-def _model_entry(
-    c: _Columns, mask: np.ndarray, code: int, nir_result: nir.NirResult
+def model_entry(
+    c: SessionColumns, mask: np.ndarray, code: int, nir_result: nir.NirResult
 ) -> dict[str, Any]:
     return {
         "sessions": int(mask.sum()),
@@ -452,7 +452,7 @@ def _steerability(effort: np.ndarray, turns: np.ndarray) -> dict[str, Any]:
     }
 
 
-def _bash_recovery(c: _Columns, mask: np.ndarray, attempts: list[int]) -> dict[str, Any]:
+def _bash_recovery(c: SessionColumns, mask: np.ndarray, attempts: list[int]) -> dict[str, Any]:
     episodes = c.episodes[mask]
     # Every session of the model is a cluster, including those without an episode
     # (y = m = 0: they add nothing to the sums but count in n/(n-1)). The reference

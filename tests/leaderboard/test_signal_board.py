@@ -362,7 +362,9 @@ def test_it_lists_a_model_with_few_sessions_greyed_and_unranked(registry, staff)
     assert (tiny["sessions"], tiny["greyed"], tiny["rank"]) == (5, True, None)
     assert tiny["confirmed_success"]["value"] == 1.0
     assert all(e["rank"] is not None and not e["greyed"] for e in entries[:-1])
-    row = SignalEntry.objects.get(scope="all", model_name="tiny-model")
+    row = SignalEntry.objects.get(
+        snapshot=BoardSnapshot.objects.current(), scope="all", model_name="tiny-model"
+    )
     assert row.greyed and row.data["greyed"] is True
 
 
