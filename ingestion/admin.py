@@ -23,6 +23,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from rest_framework.authtoken.models import Token
 
+from arena.admin import ReadOnlyAdmin
 from ingestion.models import (
     Category,
     Harness,
@@ -367,7 +368,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(ReadOnlyAdmin):
     list_display = [
         "run_id", "harness", "model", "task", "trial", "outcome", "infra_error", "cost_usd",
     ]  # fmt: skip
@@ -379,14 +380,6 @@ class RunAdmin(admin.ModelAdmin):
 
     # Runs are evidence: they arrive only in bundles and leave the boards only with
     # their submission (withdraw it), never by editing one here.
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class ToolCallInline(admin.TabularInline):

@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
+from arena.admin import ReadOnlyAdmin
 from leaderboard.models import (
     BoardSnapshot,
     ConflictDecision,
@@ -89,19 +90,6 @@ def _message(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         return "; ".join(exc.messages)
     return str(exc) or "permission denied"
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Append-only or computed records: viewable, never edited or deleted here."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 def admin_link(obj, label: str | None = None) -> str:

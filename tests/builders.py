@@ -69,3 +69,30 @@ def tar_gz_bundle(
 
 def example_bytes(path: Path) -> bytes:
     return path.read_bytes()
+
+
+def outcomes(
+    *results: str, task: str = "regex-log", model: str = "m", prefix: str = "r", **fields
+) -> list[dict]:
+    """Runs with the given outcomes ('pass', 'fail', or an infra error kind such as 'timeout')."""
+    runs = []
+    for i, result in enumerate(results):
+        infra = result not in {"pass", "fail"}
+        runs.append(
+            run_line(
+                f"{prefix}-{task}-{model}-{i}", task_id=task, model=model, trial=i + 1,
+                outcome="infra_error" if infra else result, infra_error=result if infra else None,
+                **fields,
+            )
+        )  # fmt: skip
+    return runs
+
+
+def submit(user, runs, *, harness: str = "H", version: str = "1.0.0", **harness_fields):
+    """Ingest runs as one bundle of a harness; the submission must be ingested."""
+    from ingestion.services.submissions import submission_ingest
+
+    bundle = tar_gz_bundle(harness_manifest(harness, version, **harness_fields), runs)
+    submission, _ = submission_ingest(upload=bundle, user=user)
+    assert submission.status == "ingested", submission.errors
+    return submission

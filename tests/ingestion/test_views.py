@@ -103,7 +103,9 @@ def test_it_returns_only_the_status_partial_to_htmx_polling(registry, submitter)
 def test_it_shows_the_submitter_why_a_submission_was_withdrawn(registry, submitter, moderator):
     from leaderboard.moderation import submission_withdraw
 
-    submission, _ = submission_ingest(upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter)
+    submission, _ = submission_ingest(
+        upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter
+    )
     submission_withdraw(submission=submission, reason="verifier logs <missing>", user=moderator)
     page = logged_in(submitter).get(f"/submissions/{submission.pk}/").content.decode()
     assert "Withdrawn" in page

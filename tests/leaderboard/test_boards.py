@@ -5,39 +5,14 @@ from __future__ import annotations
 import pytest
 
 from ingestion.models import Harness, Submission, Task
-from ingestion.services.submissions import submission_ingest
 from leaderboard.models import BoardEntry, BoardSnapshot, ConflictDecision
 from leaderboard.services import boards_recompute
-from tests.builders import harness_manifest, run_line, tar_gz_bundle
+from tests.builders import outcomes, run_line, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # terminal-bench tasks authored by mira.chen (fix-git, git-multibranch) and others.
 MIRA_TASK, OTHER_TASK = "fix-git", "regex-log"
-
-
-def submit(user, runs, *, harness="H", version="1.0.0", **harness_fields) -> Submission:
-    bundle = tar_gz_bundle(harness_manifest(harness, version, **harness_fields), runs)
-    submission, _ = submission_ingest(upload=bundle, user=user)
-    assert submission.status == "ingested", submission.errors
-    return submission
-
-
-def outcomes(
-    *results: str, task: str = OTHER_TASK, model: str = "m", prefix: str = "r", **fields
-) -> list[dict]:
-    """Runs with the given outcomes ('pass', 'fail', 'timeout' for an infra error)."""
-    runs = []
-    for i, result in enumerate(results):
-        infra = result not in {"pass", "fail"}
-        runs.append(
-            run_line(
-                f"{prefix}-{task}-{model}-{i}", task_id=task, model=model, trial=i + 1,
-                outcome="infra_error" if infra else result, infra_error=result if infra else None,
-                **fields,
-            )
-        )  # fmt: skip
-    return runs
 
 
 def board(slug: str = "overall") -> list[BoardEntry]:

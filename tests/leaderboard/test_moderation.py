@@ -12,7 +12,6 @@ from django.db import connection
 from django.db.models import ProtectedError
 
 from ingestion.models import Harness, Submission, Task
-from ingestion.services.submissions import submission_ingest
 from leaderboard.boards import EXCLUDED_PAIRS_SQL
 from leaderboard.models import BoardEntry, ConflictDecision, ConflictPair, SubmissionDecision
 from leaderboard.moderation import (
@@ -26,7 +25,7 @@ from leaderboard.moderation import (
     under_review_entries,
 )
 from leaderboard.services import ENTRY_FIELDS
-from tests.builders import harness_manifest, run_line, tar_gz_bundle
+from tests.builders import outcomes, submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,27 +37,6 @@ MIRA_TASK, OTHER_TASK = "fix-git", "regex-log"
 def moderator_group(db):
     """The group migration 0004 creates; a flush between transactional tests drops it."""
     return moderator_group_sync()
-
-
-def submit(user, runs, *, harness="H", version="1.0.0", **harness_fields) -> Submission:
-    bundle = tar_gz_bundle(harness_manifest(harness, version, **harness_fields), runs)
-    submission, _ = submission_ingest(upload=bundle, user=user)
-    assert submission.status == "ingested", submission.errors
-    return submission
-
-
-def outcomes(*results: str, task: str = OTHER_TASK, prefix: str = "r", model: str = "m") -> list:
-    """Runs with the given outcomes ('pass', 'fail', or an infra error kind)."""
-    runs = []
-    for i, result in enumerate(results):
-        infra = result not in {"pass", "fail"}
-        runs.append(
-            run_line(
-                f"{prefix}-{task}-{i}", task_id=task, model=model, trial=i + 1,
-                outcome="infra_error" if infra else result, infra_error=result if infra else None,
-            )
-        )  # fmt: skip
-    return runs
 
 
 def current(harness: str = "H", slug: str = "overall") -> BoardEntry:
