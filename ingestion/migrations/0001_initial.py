@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,233 +14,518 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Category',
+            name="Category",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('coding', models.BooleanField(default=False)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("coding", models.BooleanField(default=False)),
             ],
             options={
-                'verbose_name_plural': 'categories',
-                'ordering': ['name'],
+                "verbose_name_plural": "categories",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='LanguageModel',
+            name="LanguageModel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('provider', models.CharField(blank=True, max_length=100)),
-                ('input_price_per_mtok', models.DecimalField(blank=True, decimal_places=4, max_digits=10, null=True)),
-                ('output_price_per_mtok', models.DecimalField(blank=True, decimal_places=4, max_digits=10, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("provider", models.CharField(blank=True, max_length=100)),
+                (
+                    "input_price_per_mtok",
+                    models.DecimalField(blank=True, decimal_places=4, max_digits=10, null=True),
+                ),
+                (
+                    "output_price_per_mtok",
+                    models.DecimalField(blank=True, decimal_places=4, max_digits=10, null=True),
+                ),
             ],
             options={
-                'verbose_name': 'model',
-                'ordering': ['name'],
+                "verbose_name": "model",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Person',
+            name="Person",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('handle', models.CharField(max_length=100, unique=True)),
-                ('display_name', models.CharField(blank=True, max_length=200)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("handle", models.CharField(max_length=100, unique=True)),
+                ("display_name", models.CharField(blank=True, max_length=200)),
             ],
             options={
-                'verbose_name_plural': 'people',
-                'ordering': ['handle'],
+                "verbose_name_plural": "people",
+                "ordering": ["handle"],
             },
         ),
         migrations.CreateModel(
-            name='Harness',
+            name="Harness",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('version', models.CharField(max_length=100)),
-                ('minimal_baseline', models.BooleanField(default=False)),
-                ('url', models.URLField(blank=True, max_length=500)),
-                ('contributors', models.ManyToManyField(blank=True, related_name='harnesses', to='ingestion.person')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("version", models.CharField(max_length=100)),
+                ("minimal_baseline", models.BooleanField(default=False)),
+                ("url", models.URLField(blank=True, max_length=500)),
+                (
+                    "contributors",
+                    models.ManyToManyField(
+                        blank=True, related_name="harnesses", to="ingestion.person"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'harnesses',
-                'ordering': ['name', 'version'],
+                "verbose_name_plural": "harnesses",
+                "ordering": ["name", "version"],
             },
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sha256', models.CharField(max_length=64, unique=True)),
-                ('original_name', models.CharField(blank=True, max_length=255)),
-                ('size_bytes', models.BigIntegerField(default=0)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('processing', 'Processing'), ('ingested', 'Ingested'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], default='queued', max_length=20)),
-                ('manifest', models.JSONField(blank=True, default=dict)),
-                ('notes', models.TextField(blank=True)),
-                ('runs_count', models.PositiveIntegerField(default=0)),
-                ('sessions_count', models.PositiveIntegerField(default=0)),
-                ('errors', models.JSONField(blank=True, default=list, help_text='The first 200 errors')),
-                ('error_count', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('harness', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='ingestion.harness')),
-                ('uploader', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("sha256", models.CharField(max_length=64, unique=True)),
+                ("original_name", models.CharField(blank=True, max_length=255)),
+                ("size_bytes", models.BigIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("processing", "Processing"),
+                            ("ingested", "Ingested"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("manifest", models.JSONField(blank=True, default=dict)),
+                ("notes", models.TextField(blank=True)),
+                ("runs_count", models.PositiveIntegerField(default=0)),
+                ("sessions_count", models.PositiveIntegerField(default=0)),
+                (
+                    "errors",
+                    models.JSONField(blank=True, default=list, help_text="The first 200 errors"),
+                ),
+                ("error_count", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "harness",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="ingestion.harness",
+                    ),
+                ),
+                (
+                    "uploader",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Session',
+            name="Session",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('session_id', models.CharField(max_length=200)),
-                ('scenario', models.CharField(blank=True, choices=[('software_development', 'Software Development'), ('workflow_automation', 'Workflow Automation'), ('general_assistant', 'General Assistant')], max_length=30)),
-                ('user_hash', models.CharField(blank=True, help_text='Salted SHA-256, never the raw id', max_length=64)),
-                ('confirmation', models.CharField(blank=True, choices=[('yes', 'Yes'), ('no', 'No')], max_length=3)),
-                ('toolset', models.JSONField(blank=True, null=True)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('model', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='sessions', to='ingestion.languagemodel')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sessions', to='ingestion.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("session_id", models.CharField(max_length=200)),
+                (
+                    "scenario",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("software_development", "Software Development"),
+                            ("workflow_automation", "Workflow Automation"),
+                            ("general_assistant", "General Assistant"),
+                        ],
+                        max_length=30,
+                    ),
+                ),
+                (
+                    "user_hash",
+                    models.CharField(
+                        blank=True, help_text="Salted SHA-256, never the raw id", max_length=64
+                    ),
+                ),
+                (
+                    "confirmation",
+                    models.CharField(
+                        blank=True, choices=[("yes", "Yes"), ("no", "No")], max_length=3
+                    ),
+                ),
+                ("toolset", models.JSONField(blank=True, null=True)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "model",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sessions",
+                        to="ingestion.languagemodel",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sessions",
+                        to="ingestion.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission', 'id'],
+                "ordering": ["submission", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Suite',
+            name="Suite",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=100)),
-                ('version', models.CharField(max_length=50)),
-                ('name', models.CharField(max_length=200)),
-                ('official', models.BooleanField(default=False)),
-                ('execution', models.TextField(blank=True, help_text='Execution profile')),
-                ('scoring', models.TextField(blank=True)),
-                ('limitations', models.TextField(blank=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=100)),
+                ("version", models.CharField(max_length=50)),
+                ("name", models.CharField(max_length=200)),
+                ("official", models.BooleanField(default=False)),
+                ("execution", models.TextField(blank=True, help_text="Execution profile")),
+                ("scoring", models.TextField(blank=True)),
+                ("limitations", models.TextField(blank=True)),
             ],
             options={
-                'ordering': ['slug', 'version'],
-                'constraints': [models.UniqueConstraint(fields=('slug', 'version'), name='suite_slug_version_unique')],
+                "ordering": ["slug", "version"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("slug", "version"), name="suite_slug_version_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Task',
+            name="Task",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task_id', models.CharField(max_length=200)),
-                ('approved', models.BooleanField(default=True)),
-                ('authors', models.ManyToManyField(blank=True, related_name='authored_tasks', to='ingestion.person')),
-                ('category', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tasks', to='ingestion.category')),
-                ('suite', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='tasks', to='ingestion.suite')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("task_id", models.CharField(max_length=200)),
+                ("approved", models.BooleanField(default=True)),
+                (
+                    "authors",
+                    models.ManyToManyField(
+                        blank=True, related_name="authored_tasks", to="ingestion.person"
+                    ),
+                ),
+                (
+                    "category",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="tasks",
+                        to="ingestion.category",
+                    ),
+                ),
+                (
+                    "suite",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="tasks",
+                        to="ingestion.suite",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['suite', 'task_id'],
+                "ordering": ["suite", "task_id"],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('run_id', models.CharField(max_length=200)),
-                ('trial', models.PositiveIntegerField()),
-                ('outcome', models.CharField(choices=[('pass', 'Pass'), ('fail', 'Fail'), ('infra_error', 'Infra Error')], max_length=20)),
-                ('infra_error', models.CharField(blank=True, choices=[('timeout', 'Timeout'), ('network', 'Network'), ('provider_crash', 'Provider Crash'), ('other', 'Other')], max_length=20)),
-                ('cost_usd', models.FloatField(blank=True, null=True)),
-                ('tokens_input', models.BigIntegerField(blank=True, null=True)),
-                ('tokens_output', models.BigIntegerField(blank=True, null=True)),
-                ('tokens_cached', models.BigIntegerField(blank=True, null=True)),
-                ('steps', models.IntegerField(blank=True, null=True)),
-                ('tool_calls', models.IntegerField(blank=True, null=True)),
-                ('ttft_ms', models.IntegerField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('checkpoints_passed', models.IntegerField(blank=True, null=True)),
-                ('checkpoints_total', models.IntegerField(blank=True, null=True)),
-                ('verifier', models.JSONField(blank=True, null=True)),
-                ('trajectory', models.JSONField(blank=True, null=True)),
-                ('extra', models.JSONField(blank=True, default=dict, help_text='Fields the format does not name')),
-                ('harness', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='ingestion.harness')),
-                ('model', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='ingestion.languagemodel')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='ingestion.submission')),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='ingestion.task')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("run_id", models.CharField(max_length=200)),
+                ("trial", models.PositiveIntegerField()),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("pass", "Pass"),
+                            ("fail", "Fail"),
+                            ("infra_error", "Infra Error"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "infra_error",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("timeout", "Timeout"),
+                            ("network", "Network"),
+                            ("provider_crash", "Provider Crash"),
+                            ("other", "Other"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("cost_usd", models.FloatField(blank=True, null=True)),
+                ("tokens_input", models.BigIntegerField(blank=True, null=True)),
+                ("tokens_output", models.BigIntegerField(blank=True, null=True)),
+                ("tokens_cached", models.BigIntegerField(blank=True, null=True)),
+                ("steps", models.IntegerField(blank=True, null=True)),
+                ("tool_calls", models.IntegerField(blank=True, null=True)),
+                ("ttft_ms", models.IntegerField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("checkpoints_passed", models.IntegerField(blank=True, null=True)),
+                ("checkpoints_total", models.IntegerField(blank=True, null=True)),
+                ("verifier", models.JSONField(blank=True, null=True)),
+                ("trajectory", models.JSONField(blank=True, null=True)),
+                (
+                    "extra",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Fields the format does not name"
+                    ),
+                ),
+                (
+                    "harness",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="ingestion.harness",
+                    ),
+                ),
+                (
+                    "model",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="ingestion.languagemodel",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="ingestion.submission",
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="ingestion.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission', 'id'],
+                "ordering": ["submission", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Turn',
+            name="Turn",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('role', models.CharField(choices=[('user', 'User'), ('assistant', 'Assistant'), ('tool', 'Tool')], max_length=10)),
-                ('text', models.TextField(blank=True)),
-                ('label', models.CharField(blank=True, choices=[('praise', 'Praise'), ('complaint', 'Complaint'), ('correction', 'Correction')], max_length=12)),
-                ('label_source', models.CharField(blank=True, choices=[('bundle', 'Bundle'), ('extractor', 'Extractor')], max_length=10)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='ingestion.session')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("user", "User"), ("assistant", "Assistant"), ("tool", "Tool")],
+                        max_length=10,
+                    ),
+                ),
+                ("text", models.TextField(blank=True)),
+                (
+                    "label",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("praise", "Praise"),
+                            ("complaint", "Complaint"),
+                            ("correction", "Correction"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "label_source",
+                    models.CharField(
+                        blank=True,
+                        choices=[("bundle", "Bundle"), ("extractor", "Extractor")],
+                        max_length=10,
+                    ),
+                ),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="ingestion.session",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session', 'position'],
+                "ordering": ["session", "position"],
             },
         ),
         migrations.CreateModel(
-            name='ToolCall',
+            name="ToolCall",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('tool', models.CharField(max_length=200)),
-                ('arguments', models.JSONField(blank=True, default=dict)),
-                ('exit_code', models.IntegerField(blank=True, null=True)),
-                ('turn', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='calls', to='ingestion.turn')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("tool", models.CharField(max_length=200)),
+                ("arguments", models.JSONField(blank=True, default=dict)),
+                ("exit_code", models.IntegerField(blank=True, null=True)),
+                (
+                    "turn",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="calls",
+                        to="ingestion.turn",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['turn', 'position'],
+                "ordering": ["turn", "position"],
             },
         ),
         migrations.AddConstraint(
-            model_name='harness',
-            constraint=models.UniqueConstraint(fields=('name', 'version'), name='harness_name_version_unique'),
+            model_name="harness",
+            constraint=models.UniqueConstraint(
+                fields=("name", "version"), name="harness_name_version_unique"
+            ),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['uploader', '-created_at'], name='ingestion_s_uploade_f8ab3c_idx'),
+            model_name="submission",
+            index=models.Index(
+                fields=["uploader", "-created_at"], name="ingestion_s_uploade_f8ab3c_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='session',
-            constraint=models.UniqueConstraint(fields=('submission', 'session_id'), name='session_submission_session_id_unique'),
+            model_name="session",
+            constraint=models.UniqueConstraint(
+                fields=("submission", "session_id"), name="session_submission_session_id_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='task',
-            constraint=models.UniqueConstraint(fields=('suite', 'task_id'), name='task_suite_task_id_unique'),
+            model_name="task",
+            constraint=models.UniqueConstraint(
+                fields=("suite", "task_id"), name="task_suite_task_id_unique"
+            ),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['harness', 'model', 'task'], name='ingestion_r_harness_7f7f88_idx'),
+            model_name="run",
+            index=models.Index(
+                fields=["harness", "model", "task"], name="ingestion_r_harness_7f7f88_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(fields=('submission', 'run_id'), name='run_submission_run_id_unique'),
+            model_name="run",
+            constraint=models.UniqueConstraint(
+                fields=("submission", "run_id"), name="run_submission_run_id_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('outcome__in', ['pass', 'fail', 'infra_error'])), name='run_outcome_valid'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("outcome__in", ["pass", "fail", "infra_error"])),
+                name="run_outcome_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('infra_error__in', ['timeout', 'network', 'provider_crash', 'other']), ('outcome', 'infra_error')), models.Q(models.Q(('outcome', 'infra_error'), _negated=True), ('infra_error', '')), _connector='OR'), name='run_infra_error_iff_outcome'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        ("infra_error__in", ["timeout", "network", "provider_crash", "other"]),
+                        ("outcome", "infra_error"),
+                    ),
+                    models.Q(
+                        models.Q(("outcome", "infra_error"), _negated=True), ("infra_error", "")
+                    ),
+                    _connector="OR",
+                ),
+                name="run_infra_error_iff_outcome",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('cost_usd__isnull', True), ('cost_usd__gte', 0), _connector='OR'), name='run_cost_non_negative'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("cost_usd__isnull", True), ("cost_usd__gte", 0), _connector="OR"
+                ),
+                name="run_cost_non_negative",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='turn',
-            constraint=models.UniqueConstraint(fields=('session', 'position'), name='turn_session_position_unique'),
+            model_name="turn",
+            constraint=models.UniqueConstraint(
+                fields=("session", "position"), name="turn_session_position_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='toolcall',
-            constraint=models.UniqueConstraint(fields=('turn', 'position'), name='toolcall_turn_position_unique'),
+            model_name="toolcall",
+            constraint=models.UniqueConstraint(
+                fields=("turn", "position"), name="toolcall_turn_position_unique"
+            ),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('leaderboard', '0004_moderator_group'),
+        ("leaderboard", "0004_moderator_group"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='boardstate',
-            name='sessions_pending',
+            model_name="boardstate",
+            name="sessions_pending",
             field=models.BooleanField(default=False),
         ),
     ]
