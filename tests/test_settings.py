@@ -31,9 +31,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess:
     ],
 )
 def test_it_refuses_a_misconfiguration(env, message):
-    result = load_settings(
-        DATABASE_URL=os.environ.get("DATABASE_URL", "postgres://x@127.0.0.1/x"), **env
-    )
+    result = load_settings(**{"DATABASE_URL": "postgres://x@127.0.0.1/x", **env})
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert message in result.stderr
