@@ -18,12 +18,14 @@ import tarfile
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
 
 import msgspec
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ingestion.bundle import BundleLimits, open_bundle
@@ -35,6 +37,8 @@ from ingestion.records import BundleError, BundleRejected
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int], None]
+# Longer than the ingest task's hard time limit: a processing claim this old is dead.
+ABANDONED_AFTER = timedelta(minutes=30)
 PROGRESS_EVERY = 1000
 CHUNK_BYTES = 1024 * 1024
 
@@ -148,10 +152,16 @@ def _pack_directory(directory: Path, target: BinaryIO) -> None:
 def submission_process(
     *, submission_id: int, progress: ProgressCallback | None = None
 ) -> Submission:
-    """Validate and store a queued submission; return it ingested or rejected."""
-    claimed = Submission.objects.filter(pk=submission_id, status=Submission.Status.QUEUED).update(
-        status=Submission.Status.PROCESSING, started_at=timezone.now()
-    )
+    """Validate and store a queued submission; return it ingested or rejected.
+
+    A submission left "processing" for longer than any ingest may run (its worker died;
+    the redelivered task finds it) is taken again: its transaction never committed.
+    """
+    now = timezone.now()
+    abandoned = Q(status=Submission.Status.PROCESSING, started_at__lt=now - ABANDONED_AFTER)
+    claimed = Submission.objects.filter(
+        Q(status=Submission.Status.QUEUED) | abandoned, pk=submission_id
+    ).update(status=Submission.Status.PROCESSING, started_at=now)
     submission = Submission.objects.select_related("uploader").get(pk=submission_id)
     if not claimed:  # another worker (or the command) has it, or it is done
         return submission

@@ -258,3 +258,34 @@ def test_it_processes_a_submission_only_once(registry, submitter):
     assert (first.status, second.status) == ("ingested", "ingested")
     assert Run.objects.count() == 1
     assert LanguageModel.objects.count() == 1
+
+
+def test_it_takes_again_a_submission_whose_worker_died(registry, submitter):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ingestion.services.submissions import submission_process
+
+    submission, _ = submission_receive(
+        upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter, enqueue=False
+    )
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    Submission.objects.filter(pk=submission.pk).update(status="processing", started_at=an_hour_ago)
+    assert submission_process(submission_id=submission.pk).status == "ingested"
+    assert Run.objects.count() == 1
+
+
+def test_it_leaves_a_recent_claim_to_its_worker(registry, submitter):
+    from django.utils import timezone
+
+    from ingestion.services.submissions import submission_process
+
+    submission, _ = submission_receive(
+        upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter, enqueue=False
+    )
+    Submission.objects.filter(pk=submission.pk).update(
+        status="processing", started_at=timezone.now()
+    )
+    assert submission_process(submission_id=submission.pk).status == "processing"
+    assert not Run.objects.exists()
