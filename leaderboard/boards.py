@@ -7,8 +7,8 @@ Two queries read the runs table:
   digit between two recomputes of the same runs); every rule of §2 (infra errors,
   conflicts, withdrawals, boards) applies to whole groups, so Python rolls the few
   thousand group rows up into (board, agent) totals and per-task pass^k shapes;
-* one percentile query (p50/p95 of TTFT and duration) over the counted runs, using
-  GROUPING SETS so that all boards come out of a single pass.
+* one percentile query (p50/p95 of TTFT and duration) over the counted runs, one row
+  per agent with a filtered aggregate per board.
 Both can be restricted to some harnesses, for the incremental recompute after an ingest.
 """
 
@@ -77,14 +77,14 @@ GROUPS_SQL = (
 """
 )
 
+# One row per agent, with a pair of filtered ordered-set aggregates per board (the
+# boards come from the registry, see percentile_boards). These sorts are most of the
+# cost of a full recompute; the incremental one restricts them to a few harnesses.
 PERCENTILES_SQL = (
     "WITH "
     + EXCLUDED_PAIRS_SQL
     + """
-    SELECT r.harness_id, r.model_id, t.suite_id, c.coding, GROUPING(t.suite_id, c.coding),
-           percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY r.ttft_ms),
-           percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (
-               ORDER BY EXTRACT(EPOCH FROM r.finished_at - r.started_at)::float8)
+    SELECT r.harness_id, r.model_id, {aggregates}
     FROM ingestion_run r
     JOIN ingestion_submission sub ON sub.id = r.submission_id AND sub.status = 'ingested'
     JOIN ingestion_harness h ON h.id = r.harness_id
@@ -94,14 +94,13 @@ PERCENTILES_SQL = (
     LEFT JOIN excluded_pairs ep ON ep.harness_id = r.harness_id AND ep.task_id = r.task_id
     WHERE r.outcome <> 'infra_error' AND t.approved AND s.official
           AND (h.minimal_baseline OR ep.harness_id IS NULL) {and_where}
-    GROUP BY GROUPING SETS ((r.harness_id, r.model_id),
-                            (r.harness_id, r.model_id, t.suite_id),
-                            (r.harness_id, r.model_id, c.coding))
+    GROUP BY r.harness_id, r.model_id
 """
 )
-
-# GROUPING(suite_id, coding) of each grouping set above.
-OVERALL_SET, SUITE_SET, CODING_SET = 3, 1, 2
+PERCENTILE_OF = {
+    "ttft": "r.ttft_ms",
+    "duration": "EXTRACT(EPOCH FROM r.finished_at - r.started_at)::float8",
+}
 
 BOARD_TASKS_SQL = """
     SELECT t.id, s.slug || '-' || s.version, cat.coding
@@ -154,7 +153,7 @@ def board_tasks() -> dict[int, list[str]]:
 def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, AgentTotals]:
     """(board, harness, model) -> totals, optionally only for some harnesses."""
     tasks = board_tasks()
-    suite_boards = _suite_board_slugs()
+    boards = percentile_boards()
     where, and_where, params = "", "", []
     if harness_ids is not None:
         where, and_where, params = (
@@ -168,31 +167,35 @@ def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, Agen
         for row in cursor.fetchall():
             for board in tasks.get(row[2], ()):
                 _add_group(totals[(board, row[0], row[1])], row)
-        cursor.execute(PERCENTILES_SQL.format(and_where=and_where), params)
-        for harness_id, model_id, suite_id, coding, grouping, ttft, duration in cursor.fetchall():
-            board = _percentile_board(grouping, suite_id, coding, suite_boards)
-            if board and (board, harness_id, model_id) in totals:
-                totals[(board, harness_id, model_id)].percentiles = (
-                    *(ttft or (None, None)),
-                    *(duration or (None, None)),
-                )
+        aggregates = _percentile_aggregates(boards)
+        cursor.execute(PERCENTILES_SQL.format(aggregates=aggregates, and_where=and_where), params)
+        for harness_id, model_id, *values in cursor.fetchall():
+            for (board, _), ttft, duration in zip(boards, values[::2], values[1::2], strict=True):
+                if (board, harness_id, model_id) in totals:
+                    totals[(board, harness_id, model_id)].percentiles = (
+                        *(ttft or (None, None)),
+                        *(duration or (None, None)),
+                    )
     return dict(totals)
 
 
-def _suite_board_slugs() -> dict[int, str]:
+def percentile_boards() -> list[tuple[str, str]]:
+    """(board slug, SQL condition on a run's task) of every board, for PERCENTILES_SQL."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT id, slug || '-' || version FROM ingestion_suite")
-        return dict(cursor.fetchall())
+        cursor.execute(
+            "SELECT id, slug || '-' || version FROM ingestion_suite WHERE official ORDER BY id"
+        )
+        suites = [(slug, f"t.suite_id = {int(suite_id)}") for suite_id, slug in cursor.fetchall()]
+    return [("overall", "TRUE"), ("coding", "c.coding"), *suites]
 
 
-def _percentile_board(
-    grouping: int, suite_id: int | None, coding: bool | None, suites: dict[int, str]
-) -> str | None:
-    if grouping == OVERALL_SET:
-        return "overall"
-    if grouping == SUITE_SET:
-        return suites.get(suite_id)
-    return "coding" if coding else None  # the non-coding half of the coding set is unused
+def _percentile_aggregates(boards: list[tuple[str, str]]) -> str:
+    return ",\n".join(
+        f"percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY {expression})"
+        f" FILTER (WHERE {condition})"
+        for _, condition in boards
+        for expression in PERCENTILE_OF.values()
+    )
 
 
 def _add_group(t: AgentTotals, row: tuple) -> None:
