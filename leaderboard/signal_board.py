@@ -36,6 +36,7 @@ CAPABILITIES: tuple[str, ...] = (
     "praise_complaint",
     "steerability",
     "bash_recovery",
+    "shell_success",
     "tool_validity",
 )
 # The signal columns of a SignalEntry, in display order (api.md).
@@ -44,6 +45,7 @@ SIGNALS: tuple[str, ...] = (
     "praise_complaint",
     "steerability",
     "bash_recovery",
+    "shell_success",
     "tool_hallucination",
 )
 
@@ -267,6 +269,7 @@ class SessionTable:
                 "praise_complaint": (c.pc, c.pc >= 0),
                 "steerability": (1 - c.effort / (3 * c.turns), c.turns > 0),
                 "bash_recovery": (c.episode_score / c.episodes, c.episodes > 0),
+                "shell_success": (c.shell_successes / c.shell_calls, c.shell_calls > 0),
                 # calls is -1 for a session without a toolset: not scored either.
                 "tool_validity": (1 - c.hallucinated / c.calls, c.calls > 0),
             }

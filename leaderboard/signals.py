@@ -190,6 +190,17 @@ def session_shell_calls(
     return calls
 
 
+def session_shell_success(
+    session: Mapping[str, Any], shell_names: frozenset[str] | None = None
+) -> tuple[int, int]:
+    """(shell calls, calls that exited 0) of the session (§3.2, shell success rate).
+
+    Shell calls are those of session_shell_calls: a null exit code is not counted.
+    """
+    calls = session_shell_calls(session, shell_names)
+    return len(calls), sum(1 for _, exit_code in calls if exit_code == 0)
+
+
 def session_bash_episodes(
     session: Mapping[str, Any], shell_names: frozenset[str] | None = None
 ) -> list[int | None]:
@@ -199,7 +210,10 @@ def session_bash_episodes(
     next call of that program exiting 0 resolves it, after `attempts` shell calls
     (of any program) counted from the failure. Episode order is opening order.
     """
-    calls = session_shell_calls(session, shell_names)
+    return _bash_episodes(session_shell_calls(session, shell_names))
+
+
+def _bash_episodes(calls: Sequence[tuple[str | None, int]]) -> list[int | None]:
     attempts: list[int | None] = []
     open_at: dict[str, tuple[int, int]] = {}  # program -> (call index, episode index)
     for index, (program, exit_code) in enumerate(calls):
@@ -298,6 +312,8 @@ class SessionSignals:
     effort: int
     episode_attempts: tuple[int | None, ...]
     tool_calls: tuple[int, int] | None
+    shell_calls: int = 0
+    shell_successes: int = 0
 
     @property
     def episode_score_total(self) -> float:
@@ -317,6 +333,7 @@ class SessionSignals:
             if self.assistant_turns
             else None,
             "bash_recovery": self.episode_score_total / episodes if episodes else None,
+            "shell_success": self.shell_successes / self.shell_calls if self.shell_calls else None,
             "tool_validity": 1 - calls[1] / calls[0] if calls and calls[0] else None,
         }
 
@@ -325,6 +342,8 @@ def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
     """Every per-session signal value, labelling the session's turns once."""
     labels = session_labels(session)
     efforts = session_steering_efforts(session, labels)
+    # One pass over the shell calls serves both bash recovery and the success rate.
+    shell_calls = session_shell_calls(session)
     return SessionSignals(
         model=session["model"],
         scenario=session.get("scenario"),
@@ -332,8 +351,10 @@ def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
         praise_complaint=session_praise_complaint(session, labels),
         assistant_turns=len(efforts),
         effort=sum(efforts),
-        episode_attempts=tuple(session_bash_episodes(session)),
+        episode_attempts=tuple(_bash_episodes(shell_calls)),
         tool_calls=session_tool_calls(session),
+        shell_calls=len(shell_calls),
+        shell_successes=sum(1 for _, exit_code in shell_calls if exit_code == 0),
     )
 
 
@@ -355,6 +376,8 @@ class SessionColumns:
     resolved: np.ndarray
     calls: np.ndarray  # -1: no toolset
     hallucinated: np.ndarray
+    shell_calls: np.ndarray
+    shell_successes: np.ndarray
     attempts: list[list[int]]  # resolved attempts, per model code
 
 
@@ -387,13 +410,17 @@ def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], S
         attempts[code].extend(a for a in summary.episode_attempts if a is not None)
         scenarios.append(summary.scenario)
         rows.append(_row(code, summary))
-    table = np.array(rows, dtype=float).reshape(len(rows), 10)
+    table = np.array(rows, dtype=float).reshape(len(rows), _ROW_WIDTH)
     return list(codes), SessionColumns(
         table[:, 0].astype(np.int64),
         scenarios,
-        *(table[:, i] for i in range(1, 10)),
+        *(table[:, i] for i in range(1, _ROW_WIDTH)),
         attempts,
     )
+
+
+# Columns of a _row: the model code, then SessionColumns' numpy columns in field order.
+_ROW_WIDTH = 12
 
 
 def _row(code: int, s: SessionSignals) -> tuple:
@@ -411,6 +438,8 @@ def _row(code: int, s: SessionSignals) -> tuple:
         resolved,
         calls,
         hallucinated,
+        s.shell_calls,
+        s.shell_successes,
     )
 
 
@@ -424,6 +453,7 @@ def model_entry(
         "steerability": _steerability(c.effort[mask], c.turns[mask]),
         "bash_recovery": _bash_recovery(c, mask, c.attempts[code]),
         "tool_hallucination": _hallucination(c.calls[mask], c.hallucinated[mask]),
+        "shell_success": _shell_success(c.shell_calls[mask], c.shell_successes[mask]),
         "net_improvement": nir_result.as_dict(),
     }
 
@@ -478,6 +508,18 @@ def _hallucination(calls: np.ndarray, hallucinated: np.ndarray) -> dict[str, Any
     low, high = wilson_interval(bad, total)
     return {
         "value": bad / total if total else None,
+        "low": low,
+        "high": high,
+        "calls": total,
+    }
+
+
+def _shell_success(calls: np.ndarray, successes: np.ndarray) -> dict[str, Any]:
+    total = int(calls.sum())
+    ok = int(successes.sum())
+    low, high = wilson_interval(ok, total)
+    return {
+        "value": ok / total if total else None,
         "low": low,
         "high": high,
         "calls": total,

@@ -51,6 +51,10 @@ class ToolHallucinationSerializer(IntervalSerializer):
     calls = serializers.IntegerField()
 
 
+class ShellSuccessSerializer(IntervalSerializer):
+    calls = serializers.IntegerField(help_text="shell calls with a known exit code")
+
+
 class NetImprovementSerializer(IntervalSerializer):
     p_value = serializers.FloatField(allow_null=True)
     observed_gap = serializers.FloatField(allow_null=True)
@@ -73,6 +77,13 @@ class SignalEntrySerializer(serializers.Serializer):
     steerability = SteerabilitySerializer(source="data.steerability")
     bash_recovery = BashRecoverySerializer(source="data.bash_recovery")
     tool_hallucination = ToolHallucinationSerializer(source="data.tool_hallucination")
+    # Beyond api.md: the share of shell calls exiting 0 (methodology §3.2). Null in
+    # boards computed before this signal existed.
+    shell_success = ShellSuccessSerializer(
+        source="data.shell_success",
+        allow_null=True,
+        help_text="share of shell calls that exit 0 (Wilson interval); not in api.md",
+    )
     net_improvement = NetImprovementSerializer(source="data.net_improvement")
 
 
@@ -106,6 +117,7 @@ CSV_FIELDS = ["rank", "scope", "model", "sessions", "greyed"] + [
         ("praise_complaint", ("value", "low", "high", "n")),
         ("steerability", ("value", "low", "high", "mean_effort")),
         ("bash_recovery", ("value", "low", "high", "episodes", "recovery_rate")),
+        ("shell_success", ("value", "low", "high", "calls")),
         ("tool_hallucination", ("value", "low", "high", "calls")),
         ("net_improvement", ("value", "low", "high", "p_value")),
     )
@@ -141,7 +153,7 @@ def _csv_row(entry: dict[str, Any]) -> dict[str, Any]:
     model = entry["model"]
     row["model"] = "'" + model if model.startswith(FORMULA_PREFIXES) else model
     for signal in (*SIGNALS, "net_improvement"):
-        for part, value in entry[signal].items():
+        for part, value in (entry[signal] or {}).items():
             row[f"{signal}.{part}"] = value
     return {key: value for key, value in row.items() if key in CSV_FIELDS}
 

@@ -57,6 +57,7 @@ CAPABILITY_LABELS = {
     "praise_complaint": "Praise vs complaint",
     "steerability": "Steerability",
     "bash_recovery": "Command execution (bash recovery)",
+    "shell_success": "Command execution (shell success)",
     "tool_validity": "Tool-call validity",
 }
 # The signal column each capability's own figure comes from.
@@ -65,6 +66,7 @@ CAPABILITY_SIGNALS = {
     "praise_complaint": "praise_complaint",
     "steerability": "steerability",
     "bash_recovery": "bash_recovery",
+    "shell_success": "shell_success",
     "tool_validity": "tool_hallucination",
 }
 

@@ -247,6 +247,7 @@ SIGNAL_LABELS = {
     "praise_complaint": "Praise vs complaint",
     "steerability": "Steerability",
     "bash_recovery": "Bash recovery",
+    "shell_success": "Shell success",
     "tool_hallucination": "Tool hallucination",
     "net_improvement": "Net improvement (NIR)",
 }
@@ -320,6 +321,8 @@ def _count_text(signal: str, f: dict) -> str:
         attempts = f", median {median:g} attempts" if median is not None else ""
         recovered = percent(f.get("recovery_rate"))
         return f"n = {f.get('episodes')} error episodes, {recovered} recovered{attempts}"
+    if signal == "shell_success":
+        return f"n = {f.get('calls')} shell calls with an exit code"
     return f"n = {f.get('calls')} tool calls; lower is better"
 
 

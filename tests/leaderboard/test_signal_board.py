@@ -216,6 +216,7 @@ def test_it_returns_every_api_field_with_nir_interval_and_p_value(reference):
         assert set(entry["steerability"]) >= {"value", "low", "high", "mean_effort"}
         assert set(entry["bash_recovery"]) >= {"value", "low", "high", "episodes", "recovery_rate"}
         assert set(entry["tool_hallucination"]) >= {"value", "low", "high", "calls"}
+        assert set(entry["shell_success"]) == {"value", "low", "high", "calls"}
         nir_figures = entry["net_improvement"]
         assert nir_figures["low"] == pytest.approx(
             nir_figures["value"] - Z * nir_figures["null_sd"]
@@ -496,6 +497,38 @@ def test_it_computes_the_boards_when_there_is_nothing_to_carry_over(registry, st
     assert newer.signal_entries.filter(scope="all").count() == 3
 
 
+@pytest.mark.django_db(transaction=True)
+def test_it_publishes_the_shell_success_rate_per_model(registry, staff):
+    toolset = [{"name": "sandbox", "kind": "shell"}, "read_file"]
+    turns = [
+        {"role": "user", "text": "Build it.", "label": None},
+        {
+            "role": "assistant",
+            "text": "Done.",
+            "tool_calls": [
+                {"tool": "sandbox", "arguments": {"command": "make"}, "exit_code": 2},
+                {"tool": "sandbox", "arguments": {"command": "make"}, "exit_code": 0},
+                {"tool": "bash", "arguments": {"command": "ls"}, "exit_code": None},
+                {"tool": "read_file", "arguments": {"path": "x"}, "exit_code": 1},
+            ],
+        },
+    ]
+    ingest_sessions(
+        staff,
+        [
+            session("s-1", toolset=toolset, turns=turns),
+            session("s-2"),  # one bash call exiting 0
+            session("s-3", toolset=None, turns=turns[:1]),  # no shell calls
+        ],
+    )
+    publish()
+    (entry,) = api_entries()
+    assert entry["shell_success"]["calls"] == 3
+    assert entry["shell_success"]["value"] == pytest.approx(2 / 3)
+    (capability,) = api_entries(capability="shell_success")
+    assert capability["sessions"] == 2  # the session without shell calls is not scored
+
+
 @pytest.mark.django_db
 def test_it_computes_no_rows_without_sessions():
     assert signal_rows() == []
@@ -528,6 +561,7 @@ def test_it_serves_the_board_as_csv(reference):
     rows = list(csv.DictReader(io.StringIO("\n".join(lines[1:]))))
     assert [r["model"] for r in rows] == [e["model"] for e in api_entries()]
     assert {"net_improvement.p_value", "tool_hallucination.calls"} <= set(rows[0])
+    assert {"shell_success.value", "shell_success.calls"} <= set(rows[0])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -545,7 +579,9 @@ def test_it_documents_the_signals_endpoint_in_the_schema():
     operation = schema["paths"]["/api/v1/signals/"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {"scenario", "capability"}
     components = schema["components"]["schemas"]
-    assert {"net_improvement", "tool_hallucination"} <= set(components["SignalEntry"]["properties"])
+    assert {"net_improvement", "tool_hallucination", "shell_success"} <= set(
+        components["SignalEntry"]["properties"]
+    )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -23,6 +23,7 @@ from leaderboard.signals import (
     session_labels,
     session_praise_complaint,
     session_shell_calls,
+    session_shell_success,
     session_steering_efforts,
     session_tool_calls,
     shell_program,
@@ -380,6 +381,66 @@ def test_it_reports_no_bash_recovery_without_episodes() -> None:
     assert entry["recovery_rate"] is None and entry["median_attempts"] is None
 
 
+# --- 3.2 shell success rate -----------------------------------------------------------------
+
+
+def shell_success(*calls: dict, toolset=None) -> tuple[int, int]:
+    return session_shell_success(session(user("go"), assistant(*calls), toolset=toolset))
+
+
+def test_it_counts_shell_calls_and_those_that_exit_zero() -> None:
+    calls = (sh("make", 2), sh("make", 0), sh("ls", 0, tool="terminal"), sh("git", 128))
+    assert shell_success(*calls) == (4, 2)
+
+
+def test_it_ignores_shell_calls_with_a_null_exit_code_in_the_success_rate() -> None:
+    assert shell_success(sh("make", None), sh("make", 0), sh("ls", None)) == (1, 1)
+
+
+def test_it_ignores_non_shell_tools_in_the_success_rate() -> None:
+    calls = (sh("make", 0, tool="python"), call("read_file", 1, path="x"), sh("make", 1))
+    assert shell_success(*calls, toolset=["python", "read_file", "bash"]) == (1, 0)
+
+
+def test_it_counts_a_toolset_entry_of_kind_shell_in_the_success_rate() -> None:
+    toolset = [{"name": "run_in_sandbox", "kind": "shell"}, {"name": "read_file"}]
+    calls = (sh("make", 1, tool="run_in_sandbox"), sh("make", 0, tool="run_in_sandbox"))
+    assert shell_success(*calls, toolset=toolset) == (2, 1)
+    # Without the declaration the same tool is not a shell tool.
+    assert shell_success(*calls) == (0, 0)
+
+
+def test_it_counts_shell_calls_of_assistant_turns_only() -> None:
+    s = session(
+        {"role": "user", "text": "ran it", "label": None, "tool_calls": [sh("make", 0)]},
+        assistant(sh("make", 1)),
+    )
+    assert session_shell_success(s) == (1, 0)
+
+
+def test_it_aggregates_the_shell_success_rate_over_calls_with_a_wilson_interval() -> None:
+    toolset = [{"name": "sandbox", "kind": "shell"}]
+    sessions = [
+        session(assistant(sh("make", 1), sh("make", 0), sh("ls", None))),
+        session(assistant(sh("make", 0, tool="sandbox"), call("read_file", 1)), toolset=toolset),
+        session(assistant(call("read_file", 0))),  # no shell calls: adds nothing
+        session(assistant(sh("pytest", 0)), model="other"),
+    ]
+    scores = score_sessions(sessions)
+    entry = scores["m"]["shell_success"]
+    assert entry["calls"] == 3
+    assert entry["value"] == pytest.approx(2 / 3)
+    assert (entry["low"], entry["high"]) == wilson_interval(2, 3)
+    assert scores["other"]["shell_success"]["calls"] == 1
+    assert scores["other"]["shell_success"]["value"] == 1.0
+
+
+def test_it_reports_no_shell_success_rate_without_shell_calls() -> None:
+    sessions = [session(assistant(sh("make", None), call("read_file", 0, path="x")))]
+    entry = score_sessions(sessions)["m"]["shell_success"]
+    assert entry == {"value": None, "low": None, "high": None, "calls": 0}
+
+
 # --- 5. tool hallucinations ----------------------------------------------------------------
 
 
@@ -467,14 +528,24 @@ def test_it_summarizes_a_session_with_its_capability_outcomes() -> None:
         effort=1,
         episode_attempts=(1,),
         tool_calls=(3, 1),
+        shell_calls=2,
+        shell_successes=1,
     )
     assert summary.capability_outcomes() == {
         "confirmed_success": 1.0,
         "praise_complaint": 1.0,
         "steerability": pytest.approx(1 - 1 / 6),
         "bash_recovery": 1.0,
+        "shell_success": 0.5,
         "tool_validity": pytest.approx(2 / 3),
     }
+
+
+def test_it_leaves_the_shell_success_outcome_undefined_without_shell_calls() -> None:
+    s = session(user("go"), assistant(call("read_file", 0, path="x"), sh("make", None)))
+    summary = summarize_session(s)
+    assert (summary.shell_calls, summary.shell_successes) == (0, 0)
+    assert summary.capability_outcomes()["shell_success"] is None
 
 
 def test_it_scores_each_model_separately() -> None:

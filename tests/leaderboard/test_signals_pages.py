@@ -38,6 +38,8 @@ def model_scores(
     sd: float = 0.02,
     p: float = 0.3,
     hallucination: float = 0.04,
+    shell_ok: int = 90,
+    shell_calls: int = 120,
 ) -> dict:
     """One model's figures in the SignalEntry shape, Wilson intervals from the counts."""
     confirmed = round(success * sessions)
@@ -45,6 +47,7 @@ def model_scores(
     calls = 700
     bad = round(hallucination * calls)
     bad_low, bad_high = wilson_interval(bad, calls)
+    shell_low, shell_high = wilson_interval(shell_ok, shell_calls)
     return {
         "sessions": sessions,
         "confirmed_success": {
@@ -68,6 +71,12 @@ def model_scores(
             "low": bad_low,
             "high": bad_high,
             "calls": calls,
+        },
+        "shell_success": {
+            "value": shell_ok / shell_calls,
+            "low": shell_low,
+            "high": shell_high,
+            "calls": shell_calls,
         },
         "net_improvement": {
             "value": nir,
@@ -155,6 +164,38 @@ def test_it_marks_tool_hallucination_as_lower_is_better_and_sorts_it_ascending_f
     assert header and "lower is better" in header.group(0)
     assert "sort=tool_hallucination" in header.group(0)  # first click: ascending
     assert "n = 700 tool calls; lower is better" in content
+
+
+def test_it_shows_the_shell_success_column_after_bash_recovery(client, board):
+    content = client.get(URL).content.decode()
+    head = content[content.index("<thead") : content.index("</thead>")]
+    assert head.index("Bash recovery") < head.index("Shell success") < head.index("Tool halluc")
+    assert "sort=-shell_success" in head  # higher is better: first click sorts descending
+    assert "75.0%" in content  # 90 of 120 shell calls exited 0
+    assert "Shell success: 95% CI" in content and "n = 120 shell calls" in content
+    assert content.count('colspan="10"') == 1  # the "Not ranked" divider spans every column
+
+
+def test_it_sorts_by_the_shell_success_column(client, db):
+    publish_board(
+        {
+            "steady": model_scores(60, nir=0.05, shell_ok=110),
+            "flaky": model_scores(60, nir=0.10, shell_ok=30),
+        }
+    )
+    assert order_of(client.get(URL).content.decode(), ["steady", "flaky"]) == ["flaky", "steady"]
+    content = client.get(URL, {"sort": "-shell_success"}).content.decode()
+    assert order_of(content, ["steady", "flaky"]) == ["steady", "flaky"]
+
+
+def test_it_renders_a_board_computed_before_shell_success_existed(client, db):
+    old = model_scores(40)
+    del old["shell_success"]
+    publish_board({"old-model": old})
+    for view in ("composite", "capability"):
+        response = client.get(URL, {"view": view})
+        assert response.status_code == 200
+        assert "old-model" in response.content.decode()
 
 
 def test_it_sorts_by_a_signal_column_within_the_ranked_rows(client, board):
@@ -262,6 +303,8 @@ def test_it_shows_the_capability_cross_view(client, sliced_board):
         assert label in content
     assert points(0.1) in content
     assert "Tool hallucination: 95% CI" in content  # tool validity shows its own signal too
+    assert "Command execution (shell success)" in content
+    assert "Shell success: 95% CI" in content
 
 
 # --- safety and cost -------------------------------------------------------------------------
