@@ -270,3 +270,38 @@ def test_it_swaps_snapshots_and_keeps_only_a_few(registry, submitter):
     snapshots = [boards_recompute() for _ in range(5)]
     assert BoardSnapshot.objects.filter(is_current=True).get() == snapshots[-1]
     assert BoardSnapshot.objects.count() == 3
+
+
+def test_it_reports_mean_steps_and_tool_calls_over_counted_runs(registry, submitter):
+    runs = outcomes("pass", "fail", "timeout")
+    for run, steps in zip(runs, (10, 20, 99), strict=True):
+        run["steps"], run["tool_calls"] = steps, steps + 1
+    submit(submitter, runs)
+    e = entry("H")
+    assert (e.mean_steps, e.mean_tool_calls) == (15.0, 16.0)  # the infra error is not counted
+
+
+def test_it_compares_with_the_minimal_entry_even_when_it_is_under_review(
+    registry, submitter, staff
+):
+    minimal = outcomes("pass", "timeout", "timeout", tokens={"input": 1000, "output": 0})
+    submit(staff, minimal, harness="Minimal", minimal_baseline=True)
+    submit(submitter, outcomes("pass", tokens={"input": 500, "output": 0}), harness="Agent")
+    assert entry("Minimal").under_review
+    agent = entry("Agent")
+    assert (agent.token_saving_ratio, agent.token_saving_awarded) == (pytest.approx(0.5), True)
+
+
+def test_it_orders_unranked_entries_by_pass_rate_then_n_with_no_counted_runs_last(
+    registry, submitter
+):
+    submit(submitter, outcomes("pass", "timeout", "timeout"), harness="HalfBroken")  # 100%, n = 1
+    submit(submitter, outcomes("pass", "fail", *["timeout"] * 3), harness="Broken")  # 50%, n = 2
+    submit(
+        submitter, outcomes("pass", "fail", "pass", "fail", *["timeout"] * 5), harness="Wider"
+    )  # 50%, n = 4
+    submit(
+        submitter, outcomes("pass", task=MIRA_TASK), harness="Excluded", contributors=["mira.chen"]
+    )  # n = 0
+    names = [(e.harness_name, e.rank) for e in board()]
+    assert names == [("HalfBroken", None), ("Wider", None), ("Broken", None), ("Excluded", None)]
