@@ -27,3 +27,15 @@ def embedded_database_url(pgdata: Path) -> str:
     if "1 row" not in exists:
         server.psql(f"CREATE DATABASE {EMBEDDED_DATABASE_NAME};")
     return server.get_uri(EMBEDDED_DATABASE_NAME)
+
+
+def database_url_of(settings_dict: dict) -> str:
+    """A URL for a configured Django database, for child processes (a Celery worker in
+    the end-to-end test, gunicorn in bench/pages.py) that must reach the same database,
+    including the embedded server's socket directory."""
+    socket = settings_dict.get("OPTIONS", {}).get("host")
+    host = settings_dict["HOST"] or ""
+    port = f":{settings_dict['PORT']}" if settings_dict["PORT"] else ""
+    password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
+    query = f"?host={socket}" if socket and not host else ""
+    return f"postgresql://{settings_dict['USER']}{password}@{host}{port}/{settings_dict['NAME']}{query}"

@@ -99,10 +99,12 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
+    from arena.embedded_db import database_url_of
+
     call_command("migrate", verbosity=0)
     call_command("seed_demo", verbosity=0)
     call_command("recompute", verbosity=0)
-    env = {**os.environ, "DATABASE_URL": _database_url(connection.settings_dict), "DEBUG": "0"}
+    env = {**os.environ, "DATABASE_URL": database_url_of(connection.settings_dict), "DEBUG": "0"}
     call_command("collectstatic", interactive=False, verbosity=0)
     server = serve(env)
     try:
@@ -123,14 +125,6 @@ def main() -> None:
     print(
         f"board API p95 ({args.entries} entries):     {api:.1f} ms   ratio {api / trivial:.2f}x (target <= 3x)"
     )
-
-
-def _database_url(db: dict) -> str:
-    socket = db.get("OPTIONS", {}).get("host")
-    host = db["HOST"] or ""
-    port = f":{db['PORT']}" if db["PORT"] else ""
-    query = f"?host={socket}" if socket and not host else ""
-    return f"postgresql://{db['USER']}@{host}{port}/{db['NAME']}{query}"
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FileUploadParser, JSONParser, MultiPartParser
@@ -20,6 +19,7 @@ from ingestion.serializers import (
     SubmissionCreatedSerializer,
     SubmissionSerializer,
     SubmissionUploadSerializer,
+    submission_api_url,
 )
 from ingestion.services.submissions import (
     NativeSource,
@@ -111,7 +111,7 @@ class SubmissionListCreateApi(APIView):
 
 
 def _created(submission: Submission, created: bool) -> Response:
-    body = {"id": submission.pk, "status": submission.status, "url": _detail_url(submission)}
+    body = {"id": submission.pk, "status": submission.status, "url": submission_api_url(submission)}
     return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
 
 
@@ -122,7 +122,3 @@ class SubmissionDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(Submission.objects.owned_by(request.user), pk=pk)
         return Response(SubmissionSerializer(submission).data)
-
-
-def _detail_url(submission: Submission) -> str:
-    return reverse("api-submission-detail", args=[submission.pk])

@@ -40,6 +40,7 @@ __all__ = [
     "BundleRejected",
     "Conversion",
     "convert_harbor",
+    "convert_native",
     "convert_tau_bench",
     "detect_format",
     "extract_job_archive",
@@ -839,3 +840,22 @@ def _extract_zip(archive: Path, target: Path, max_members: int, max_bytes: int, 
             _check_member(info.filename, label)
         _check_totals(len(infos), sum(i.file_size for i in infos), max_members, max_bytes, label)
         zf.extractall(target)
+
+
+def convert_native(
+    fmt: str,
+    path: Path | str,
+    *,
+    harness: dict[str, Any],
+    suite: str,
+    suite_version: str,
+    model: str | None,
+    out: Output,
+) -> Conversion:
+    """Convert a Harbor job folder or a τ-bench results file, by `fmt`, into a bundle."""
+    common = {"harness": harness, "suite": suite, "suite_version": suite_version, "out": out}
+    if fmt == "harbor":
+        return convert_harbor(path, model=model, **common)
+    if fmt == "tau-bench":
+        return convert_tau_bench(path, model=model or "", **common)
+    raise ValueError(f"not a native format: {fmt!r}")

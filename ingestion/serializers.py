@@ -13,6 +13,10 @@ class BundleErrorSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+def submission_api_url(submission: Submission) -> str:
+    return reverse("api-submission-detail", args=[submission.pk])
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     runs = serializers.IntegerField(source="runs_count")
     sessions = serializers.IntegerField(source="sessions_count")
@@ -28,7 +32,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_url(self, submission: Submission) -> str:
-        return reverse("api-submission-detail", args=[submission.pk])
+        return submission_api_url(submission)
 
 
 class SubmissionCreatedSerializer(serializers.Serializer):

@@ -44,13 +44,15 @@ def board_definitions() -> list[tuple[str, str]]:
     ]
 
 
-def agent_names() -> dict[tuple[int, int], AgentName]:
-    harnesses = list(Harness.objects.all())
-    models = list(LanguageModel.objects.values_list("pk", "name"))
+def agent_names(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], AgentName]:
+    """Names of the (harness id, model id) agents that have figures: two queries."""
+    harnesses = Harness.objects.in_bulk({harness_id for harness_id, _ in pairs})
+    models = LanguageModel.objects.in_bulk({model_id for _, model_id in pairs})
     return {
-        (h.pk, m_id): AgentName(h.name, h.version, m_name, h.minimal_baseline)
-        for h in harnesses
-        for m_id, m_name in models
+        (h, m): AgentName(
+            harnesses[h].name, harnesses[h].version, models[m].name, harnesses[h].minimal_baseline
+        )
+        for h, m in pairs
     }
 
 
@@ -69,7 +71,8 @@ def boards_recompute(
     current = BoardSnapshot.objects.current()
     if current is None:
         harness_ids = None  # nothing to carry over
-    by_board = fresh_entries(agent_totals(harness_ids=harness_ids), agent_names())
+    totals = agent_totals(harness_ids=harness_ids)
+    by_board = fresh_entries(totals, agent_names({(h, m) for _, h, m in totals}))
     if harness_ids is not None:
         _carry_over(current, set(harness_ids), by_board)
     boards = finish_boards(by_board)

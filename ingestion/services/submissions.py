@@ -9,6 +9,7 @@ lands whole or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
@@ -30,7 +31,7 @@ from django.utils import timezone
 
 from ingestion.bundle import BundleLimits, open_bundle
 from ingestion.copy import RunWriter, SessionWriter
-from ingestion.importers import convert_harbor, convert_tau_bench, extract_job_archive
+from ingestion.importers import convert_native, extract_job_archive
 from ingestion.models import Harness, Person, Submission, Task
 from ingestion.records import BundleError, BundleRejected
 
@@ -117,20 +118,7 @@ def _as_stream(upload: BinaryIO | Path | bytes):
         return io.BytesIO(upload)
     if isinstance(upload, Path):
         return upload.open("rb")
-    return _Unclosed(upload)
-
-
-class _Unclosed:
-    """A caller's stream used as a context manager without closing it."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self.stream = stream
-
-    def __enter__(self) -> BinaryIO:
-        return self.stream
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+    return contextlib.nullcontext(upload)  # the caller's stream: not ours to close
 
 
 def _pack_directory(directory: Path, target: BinaryIO) -> None:
@@ -342,17 +330,17 @@ def submission_receive_native(
         raw, converted = Path(tmp) / "upload", Path(tmp) / "bundle.tar.gz"
         stored, _, _ = _store_upload(upload)
         os.replace(stored, raw)
-        if source.format == "harbor":
-            folder = Path(tmp) / "job"
+        native = raw
+        if source.format == "harbor":  # a job folder arrives as an archive of it
+            native = Path(tmp) / "job"
             extract_job_archive(
-                raw, folder, max_members=settings.ARENA_MAX_ARCHIVE_MEMBERS,
+                raw, native, max_members=settings.ARENA_MAX_ARCHIVE_MEMBERS,
                 max_bytes=settings.ARENA_MAX_UNCOMPRESSED_BYTES,
             )  # fmt: skip
-            convert_harbor(folder, harness=source.harness, suite=source.suite,
-                           suite_version=source.suite_version, model=source.model, out=converted)  # fmt: skip
-        else:
-            convert_tau_bench(raw, harness=source.harness, suite=source.suite,
-                              suite_version=source.suite_version, model=source.model, out=converted)  # fmt: skip
+        convert_native(
+            source.format, native, harness=source.harness, suite=source.suite,
+            suite_version=source.suite_version, model=source.model, out=converted,
+        )  # fmt: skip
         return submission_receive(upload=converted, user=user, filename=filename)
 
 

@@ -18,6 +18,7 @@ import pytest
 from django.db import connection
 
 from arena.celery import app as celery_app
+from arena.embedded_db import database_url_of
 from tests.builders import EXAMPLE_RUN_BUNDLES
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -35,17 +36,6 @@ def redis_answers(url: str) -> bool:
         return False
 
 
-def database_url() -> str:
-    """The test database as a URL the worker process can use."""
-    db = connection.settings_dict
-    host = db["HOST"] or ""
-    port = f":{db['PORT']}" if db["PORT"] else ""
-    socket = db.get("OPTIONS", {}).get("host")
-    query = f"?host={socket}" if socket and not host else ""
-    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
-    return f"postgresql://{db['USER']}{password}@{host}{port}/{db['NAME']}{query}"
-
-
 @pytest.fixture
 def worker(settings, tmp_path):
     if not redis_answers(REDIS_URL):
@@ -53,7 +43,7 @@ def worker(settings, tmp_path):
     queue = f"arena-test-{uuid.uuid4().hex[:8]}"
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": database_url_of(connection.settings_dict),
         "CELERY_BROKER_URL": REDIS_URL,
         "ARENA_CELERY_QUEUE": queue,
         "ARENA_UPLOAD_DIR": str(settings.ARENA_UPLOAD_DIR),

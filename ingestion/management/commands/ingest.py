@@ -12,8 +12,7 @@ from ingestion.importers import (
     FORMATS,
     BundleRejected,
     Conversion,
-    convert_harbor,
-    convert_tau_bench,
+    convert_native,
     detect_format,
 )
 from ingestion.models import Submission
@@ -124,17 +123,12 @@ class Command(BaseCommand):
             "version": options["harness_version"].strip(),
             "contributors": [c.strip() for c in options.get("contributor") or [] if c.strip()],
         }
-        common = {
-            "harness": harness,
-            "suite": options["suite"].strip(),
-            "suite_version": options["suite_version"].strip(),
-            "out": out,
-        }
-        model = (options.get("model") or "").strip() or None
         try:
-            if fmt == "harbor":
-                return convert_harbor(path, model=model, **common)
-            return convert_tau_bench(path, model=model or "", **common)
+            return convert_native(
+                fmt, path, harness=harness, suite=options["suite"].strip(),
+                suite_version=options["suite_version"].strip(),
+                model=(options.get("model") or "").strip() or None, out=out,
+            )  # fmt: skip
         except BundleRejected as rejected:
             noun = "error" if rejected.total == 1 else "errors"
             self.stderr.write(f"{path}: not converted from {fmt} ({rejected.total} {noun}):")
