@@ -9,4 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("arena")
 # Every CELERY_* Django setting configures the app (broker, eager mode, limits).
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+# Task modules: each app's `tasks`, and the recompute room's.
+app.autodiscover_tasks(["ingestion", "leaderboard.recompute"])

@@ -13,6 +13,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from ingestion.bundles.limits import BundleLimits
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", BASE_DIR / "var"))
 
@@ -151,11 +153,17 @@ STORAGES = {
 # Uploaded bundles wait here (named by their SHA-256) until the worker has read them.
 ARENA_UPLOAD_DIR = Path(os.environ.get("ARENA_UPLOAD_DIR", VAR_DIR / "uploads"))
 # Bundle limits (bundle-format.md "Limits and hostile input").
-ARENA_MAX_UPLOAD_BYTES = env_int("ARENA_MAX_UPLOAD_BYTES", 200 * 1024**2)
-ARENA_MAX_UNCOMPRESSED_BYTES = env_int("ARENA_MAX_UNCOMPRESSED_BYTES", 2 * 1024**3)
-ARENA_MAX_ARCHIVE_MEMBERS = env_int("ARENA_MAX_ARCHIVE_MEMBERS", 100_000)
-ARENA_MAX_COMPRESSION_RATIO = env_int("ARENA_MAX_COMPRESSION_RATIO", 100)
-ARENA_MAX_LINE_BYTES = env_int("ARENA_MAX_LINE_BYTES", 10 * 1024**2)
+# Bundle limits: the defaults live in the one limits table (ingestion.bundles.limits).
+_BUNDLE_DEFAULTS = BundleLimits()
+ARENA_MAX_UPLOAD_BYTES = env_int("ARENA_MAX_UPLOAD_BYTES", _BUNDLE_DEFAULTS.max_upload_bytes)
+ARENA_MAX_UNCOMPRESSED_BYTES = env_int(
+    "ARENA_MAX_UNCOMPRESSED_BYTES", _BUNDLE_DEFAULTS.max_uncompressed_bytes
+)
+ARENA_MAX_ARCHIVE_MEMBERS = env_int("ARENA_MAX_ARCHIVE_MEMBERS", _BUNDLE_DEFAULTS.max_members)
+ARENA_MAX_COMPRESSION_RATIO = env_int(
+    "ARENA_MAX_COMPRESSION_RATIO", int(_BUNDLE_DEFAULTS.max_compression_ratio)
+)
+ARENA_MAX_LINE_BYTES = env_int("ARENA_MAX_LINE_BYTES", _BUNDLE_DEFAULTS.max_line_bytes)
 # User identifiers in sessions are stored only as salted hashes.
 ARENA_USER_HASH_SALT = os.environ.get("ARENA_USER_HASH_SALT", SECRET_KEY)
 # Django must accept a whole bundle as one request body; the bundle limit decides.

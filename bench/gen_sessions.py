@@ -102,8 +102,9 @@ def _user_turn(rng: random.Random) -> dict:
 def _bench(n: int) -> None:
     import numpy as np
 
-    from leaderboard import nir
-    from leaderboard.signals import score_sessions, session_confirmed
+    from leaderboard.methodology import nir
+    from leaderboard.methodology.session_scores import score_sessions
+    from leaderboard.methodology.sessions import session_confirmed
 
     sessions = list(generate_sessions(n, seed=1))
     turns = sum(len(s["turns"]) for s in sessions) / n

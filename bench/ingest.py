@@ -31,7 +31,7 @@ def ingest_in_this_process(path: Path) -> dict:
     setup()
     from django.contrib.auth import get_user_model
 
-    from ingestion.services.submissions import submission_ingest
+    from ingestion.services.intake import submission_ingest
     from leaderboard.models import BoardSnapshot
 
     user, _ = get_user_model().objects.get_or_create(
@@ -60,8 +60,8 @@ def copy_baseline(submission_id: int) -> float:
     """Seconds for COPY of the same rows (same columns, same table) from a text file."""
     from django.db import connection, transaction
 
-    from ingestion.copy import RUN_COLUMNS
     from ingestion.models import Submission
+    from ingestion.services.writers import RUN_COLUMNS
 
     source = Submission.objects.get(pk=submission_id)
     twin = Submission.objects.create(uploader=source.uploader, sha256="bench-" + source.sha256[:58])

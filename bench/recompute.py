@@ -134,8 +134,8 @@ def main() -> None:
     from django.db import connection
 
     from bench.gen_bundle import write_bundle
-    from ingestion.services.submissions import submission_ingest
-    from leaderboard.services import boards_recompute
+    from ingestion.services.intake import submission_ingest
+    from leaderboard.recompute.services import boards_recompute
 
     call_command("migrate", verbosity=0)
     call_command("load_registry", verbosity=0)

@@ -72,7 +72,7 @@ def ingest(path: Path) -> tuple[float, Any]:
     """
     from django.contrib.auth import get_user_model
 
-    from ingestion.services.submissions import submission_ingest
+    from ingestion.services.intake import submission_ingest
     from leaderboard.models import BoardSnapshot
 
     user, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
@@ -93,7 +93,7 @@ def consume_sessions() -> tuple[int, int]:
     """Stream every counted session out (as signal_rows does: in a transaction, no texts)."""
     from django.db import transaction
 
-    from leaderboard.signal_board import load_sessions
+    from leaderboard.signalboard.loading import load_sessions
 
     count = turns = 0
     with transaction.atomic():
@@ -108,8 +108,8 @@ def nir_comparison(shuffles: int) -> dict[str, Any]:
     import numpy as np
     from django.db import transaction
 
-    from leaderboard import nir
-    from leaderboard.signal_board import load_sessions
+    from leaderboard.methodology import nir
+    from leaderboard.signalboard.loading import load_sessions
 
     models, strata, confirmed = [], [], []
     with transaction.atomic():
@@ -185,7 +185,7 @@ def main() -> None:
 
     from bench.gen_sessions import generate_sessions
     from ingestion.models import LanguageModel
-    from leaderboard.signal_board import signal_rows
+    from leaderboard.signalboard.compute import signal_rows
 
     call_command("migrate", verbosity=0)
     models_before = set(LanguageModel.objects.values_list("name", flat=True))

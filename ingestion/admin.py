@@ -1,8 +1,9 @@
-"""The registry, submissions and submitter accounts in the admin.
+"""The registry, people and evidence in the admin.
 
-Edits that can move runs on or off a board (approval, categories, authorship,
-contributors, withdrawals) ask for a board recompute once they commit; moderation
-decisions go through leaderboard.moderation, which keeps the append-only records.
+Every save or delete here that can move a figure (approval, categories, authorship,
+contributors, models, sessions, turns) announces that evidence changed once it commits;
+the leaderboard's recompute room decides what that means. Submissions and accounts
+are moderated from the leaderboard's admin.
 """
 
 from __future__ import annotations
@@ -10,20 +11,18 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
-from rest_framework.authtoken.models import Token
 
 from arena.admin import ReadOnlyAdmin
+from ingestion.evidence import evidence_changed_announce
 from ingestion.models import (
     Category,
     Harness,
@@ -31,53 +30,50 @@ from ingestion.models import (
     Person,
     Run,
     Session,
-    Submission,
     Suite,
     Task,
     ToolCall,
     Turn,
 )
-from ingestion.services.registry import RegistryError
-from leaderboard.admin import reason_action
-from leaderboard.models import SubmissionDecision
-from leaderboard.moderation import (
+from ingestion.services.registry import (
     LOAD_REGISTRY,
-    WITHDRAW_SUBMISSION,
-    boards_recompute_on_commit,
+    RegistryError,
     registry_file_load,
     registry_parse,
-    submission_restore,
-    submission_withdraw,
     tasks_approval_set,
-    token_revoke,
-    token_rotate,
-    upload_rate,
-    upload_rate_reset,
 )
 
-User = get_user_model()
 
+class AnnouncesEvidence(admin.ModelAdmin):
+    """Saving or deleting here changes what the boards count: announce it on commit."""
 
-class RecomputesBoards(admin.ModelAdmin):
-    """Saving or deleting here changes what the boards count: recompute after the commit."""
+    # True where the model holds user-session evidence (the signal boards read it).
+    holds_sessions = False
 
-    def recompute_scope(self, obj) -> list[int] | None:
+    def evidence_harness_ids(self, obj) -> list[int] | None:
         """Harness ids whose entries may change, or None for every board."""
         return None
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         if not change or form.has_changed() or any(fs.has_changed() for fs in formsets):
-            boards_recompute_on_commit(harness_ids=self.recompute_scope(form.instance))
+            self._announce(self.evidence_harness_ids(form.instance))
 
     def delete_model(self, request: HttpRequest, obj) -> None:
-        scope = self.recompute_scope(obj)
+        scope = self.evidence_harness_ids(obj)
         super().delete_model(request, obj)
-        boards_recompute_on_commit(harness_ids=scope)
+        self._announce(scope)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        scopes = [self.evidence_harness_ids(obj) for obj in queryset]
         super().delete_queryset(request, queryset)
-        boards_recompute_on_commit()
+        every = any(scope is None for scope in scopes)
+        self._announce(None if every else [i for scope in scopes for i in scope])
+
+    def _announce(self, harness_ids: list[int] | None) -> None:
+        evidence_changed_announce(
+            sender=__name__, harness_ids=harness_ids, sessions=self.holds_sessions
+        )
 
 
 # -- people, authorship, contributors ----------------------------------------------------
@@ -100,7 +96,7 @@ class ContributedHarnessInline(admin.TabularInline):
 
 
 @admin.register(Person)
-class PersonAdmin(RecomputesBoards):
+class PersonAdmin(AnnouncesEvidence):
     """Authorship and contributions decide conflicts of interest: fix them at the source."""
 
     list_display = ["handle", "display_name", "tasks_authored", "harnesses_contributed"]
@@ -130,7 +126,7 @@ class PersonAdmin(RecomputesBoards):
 
 
 @admin.register(Category)
-class CategoryAdmin(RecomputesBoards):
+class CategoryAdmin(AnnouncesEvidence):
     """`coding` decides which tasks count on the Coding board."""
 
     list_display = ["name", "coding"]
@@ -150,7 +146,7 @@ class RegistryUploadForm(forms.Form):
 
 
 @admin.register(Suite)
-class SuiteAdmin(RecomputesBoards):
+class SuiteAdmin(AnnouncesEvidence):
     list_display = ["name", "slug", "version", "official", "task_total"]
     list_filter = ["official"]
     search_fields = ["slug", "name"]
@@ -180,7 +176,7 @@ class SuiteAdmin(RecomputesBoards):
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                data = registry_parse(upload.read())
+                data = registry_parse(upload.read(), source=upload.name)
                 result = registry_file_load(data=data, user=request.user)
             except RegistryError as exc:
                 form.add_error("file", str(exc))
@@ -209,7 +205,7 @@ class SuiteAdmin(RecomputesBoards):
 
 
 @admin.register(Task)
-class TaskAdmin(RecomputesBoards):
+class TaskAdmin(AnnouncesEvidence):
     list_display = ["task_id", "suite", "category", "approved", "author_handles"]
     list_filter = ["approved", "suite", "category"]
     search_fields = ["task_id", "authors__handle"]
@@ -244,14 +240,14 @@ class TaskAdmin(RecomputesBoards):
 
 
 @admin.register(Harness)
-class HarnessAdmin(RecomputesBoards):
+class HarnessAdmin(AnnouncesEvidence):
     list_display = ["name", "version", "minimal_baseline", "contributor_handles", "conflicts"]
     list_filter = ["minimal_baseline"]
     search_fields = ["name", "version", "contributors__handle"]
     autocomplete_fields = ["contributors"]
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
-    def recompute_scope(self, obj: Harness) -> list[int]:
+    def evidence_harness_ids(self, obj: Harness) -> list[int]:
         return [obj.pk]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Harness]:
@@ -270,101 +266,12 @@ class HarnessAdmin(RecomputesBoards):
 
 
 @admin.register(LanguageModel)
-class LanguageModelAdmin(RecomputesBoards):
+class LanguageModelAdmin(AnnouncesEvidence):
     list_display = ["name", "provider", "input_price_per_mtok", "output_price_per_mtok"]
     search_fields = ["name", "provider"]
 
 
 # -- submissions -----------------------------------------------------------------------
-
-
-class SubmissionDecisionInline(admin.TabularInline):
-    """Withdraw/restore history, newest first; append-only."""
-
-    model = SubmissionDecision
-    extra = 0
-    fields = ["decided_at", "action", "reason", "decided_by"]
-    readonly_fields = fields
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-@admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
-    """Status changes to and from "withdrawn" only through the withdraw/restore actions."""
-
-    list_display = [
-        "id", "original_name", "uploader", "harness", "status", "moderation_reason",
-        "runs_count", "sessions_count", "created_at",
-    ]  # fmt: skip
-    list_filter = ["status", "created_at"]
-    search_fields = ["sha256", "original_name", "uploader__username", "harness__name"]
-    list_select_related = ["uploader", "harness"]
-    readonly_fields = [
-        "uploader", "sha256", "original_name", "size_bytes", "status", "harness", "manifest",
-        "runs_count", "sessions_count", "errors", "error_count", "created_at", "started_at",
-        "finished_at",
-    ]  # fmt: skip
-    date_hierarchy = "created_at"
-    inlines = [SubmissionDecisionInline]
-    actions = ["withdraw_submissions", "restore_submissions"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Submission]:
-        latest = SubmissionDecision.objects.filter(submission=OuterRef("pk")).order_by(
-            "-decided_at", "-id"
-        )
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                latest_action=Subquery(latest.values("action")[:1]),
-                latest_reason=Subquery(latest.values("reason")[:1]),
-            )
-        )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # submissions arrive through the upload form, the API or `ingest`
-
-    # Deleting takes runs off the boards (a moderated one is protected by its records).
-    def delete_model(self, request: HttpRequest, obj: Submission) -> None:
-        super().delete_model(request, obj)
-        boards_recompute_on_commit(harness_ids=[obj.harness_id])
-
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
-        harness_ids = list(queryset.values_list("harness_id", flat=True))
-        super().delete_queryset(request, queryset)
-        boards_recompute_on_commit(harness_ids=harness_ids)
-
-    def has_withdraw_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm(WITHDRAW_SUBMISSION)
-
-    @admin.display(description="moderation")
-    def moderation_reason(self, submission: Submission) -> str:
-        if not submission.latest_action:
-            return ""
-        return f"{submission.latest_action}: {submission.latest_reason}"
-
-    @admin.action(description="Withdraw selected submissions", permissions=["withdraw"])
-    def withdraw_submissions(self, request: HttpRequest, queryset: QuerySet[Submission]):
-        return self._decide(request, queryset, submission_withdraw, "Withdraw submissions")
-
-    @admin.action(description="Restore selected withdrawn submissions", permissions=["withdraw"])
-    def restore_submissions(self, request: HttpRequest, queryset: QuerySet[Submission]):
-        return self._decide(request, queryset, submission_restore, "Restore submissions")
-
-    def _decide(self, request: HttpRequest, queryset: QuerySet[Submission], service, title: str):
-        def apply(reason: str) -> int:
-            submissions = list(queryset.order_by("pk"))
-            for submission in submissions:
-                service(submission=submission, reason=reason, user=request.user)
-            return len(submissions)
-
-        return reason_action(self, request, queryset, title=title, apply=apply)
 
 
 @admin.register(Run)
@@ -393,8 +300,17 @@ class TurnInline(admin.TabularInline):
     fields = ["position", "role", "text", "label", "label_source"]
 
 
+class SessionEvidenceAdmin(AnnouncesEvidence):
+    """Sessions and turns feed only the signal boards: no harness's runs change."""
+
+    holds_sessions = True
+
+    def evidence_harness_ids(self, obj) -> list[int]:
+        return []
+
+
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(SessionEvidenceAdmin):
     list_display = ["session_id", "model", "scenario", "confirmation", "submission"]
     list_filter = ["scenario", "confirmation", "model"]
     search_fields = ["session_id"]
@@ -408,76 +324,9 @@ class SessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Turn)
-class TurnAdmin(admin.ModelAdmin):
+class TurnAdmin(SessionEvidenceAdmin):
     list_display = ["session", "position", "role", "label", "label_source"]
     list_filter = ["role", "label", "label_source"]
     raw_id_fields = ["session"]
     inlines = [ToolCallInline]
     show_full_result_count = False
-
-
-# -- submitter accounts ----------------------------------------------------------------
-
-admin.site.unregister(User)
-
-
-@admin.register(User)
-class SubmitterAdmin(UserAdmin):
-    """Accounts with their submissions, API token and upload rate-limit state."""
-
-    list_display = [
-        "username", "email", "is_staff", "is_active", "submissions", "has_token", "upload_rate_state",
-    ]  # fmt: skip
-    actions = ["token_rotate_action", "token_revoke_action", "upload_rate_reset_action"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                submission_total=Count("submissions"),
-                token_present=Exists(Token.objects.filter(user=OuterRef("pk"))),
-            )
-        )
-
-    @admin.display(description="submissions", ordering="submission_total")
-    def submissions(self, user) -> str:
-        url = reverse("admin:ingestion_submission_changelist")
-        return format_html(
-            '<a href="{}?{}">{}</a>',
-            url,
-            urlencode({"uploader__id__exact": user.pk}),
-            user.submission_total,
-        )
-
-    @admin.display(description="API token", boolean=True, ordering="token_present")
-    def has_token(self, user) -> bool:
-        return user.token_present
-
-    @admin.display(description="uploads (rate limit)")
-    def upload_rate_state(self, user) -> str:
-        rate = upload_rate(user)
-        return "not limited" if rate is None else str(rate)
-
-    @admin.action(description="Create or rotate API token", permissions=["change"])
-    def token_rotate_action(self, request: HttpRequest, queryset: QuerySet) -> None:
-        for user in queryset:
-            token_rotate(user=user, actor=request.user)
-            self.log_change(request, user, "Rotated API token")
-        self.message_user(request, f"New API tokens for {len(queryset)} accounts.")
-
-    @admin.action(description="Revoke API token", permissions=["change"])
-    def token_revoke_action(self, request: HttpRequest, queryset: QuerySet) -> None:
-        revoked = 0
-        for user in queryset:
-            if token_revoke(user=user, actor=request.user):
-                revoked += 1
-                self.log_change(request, user, "Revoked API token")
-        self.message_user(request, f"Revoked {revoked} API tokens.")
-
-    @admin.action(description="Reset upload rate limit", permissions=["change"])
-    def upload_rate_reset_action(self, request: HttpRequest, queryset: QuerySet) -> None:
-        for user in queryset:
-            upload_rate_reset(user=user, actor=request.user)
-            self.log_change(request, user, "Reset upload rate limit")
-        self.message_user(request, f"Reset the upload rate limit of {len(queryset)} accounts.")

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from ingestion.bundles import BundleRejected
 from ingestion.models import Submission
-from ingestion.records import BundleRejected
 from ingestion.serializers import (
     NativeUploadSerializer,
     SubmissionCreatedSerializer,
@@ -21,7 +21,7 @@ from ingestion.serializers import (
     SubmissionUploadSerializer,
     submission_api_url,
 )
-from ingestion.services.submissions import (
+from ingestion.services.intake import (
     NativeSource,
     UploadTooLarge,
     submission_receive,

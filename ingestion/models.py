@@ -3,6 +3,10 @@ evidence submitters upload (submissions with their runs and sessions).
 
 Runs, sessions, turns and tool calls are written only by the ingest service through
 PostgreSQL COPY, so nothing here may rely on save() or signals.
+
+Every length, choice and bound a bundle value meets here comes from the one table in
+ingestion/bundles/limits.py, which the validators read too: what the validator
+accepts always fits its column.
 """
 
 from __future__ import annotations
@@ -11,11 +15,23 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from ingestion.bundles import limits
+
+
+def _choices(qualname: str, values: tuple[str, ...]) -> type[models.TextChoices]:
+    """TextChoices of the table's values: member PASS = "pass", label "Pass".
+
+    `qualname` is where the class lives ("Turn.Role"), so that members pickle.
+    """
+    name = qualname.rsplit(".", 1)[-1]
+    members = [(value.upper(), value) for value in values]
+    return models.TextChoices(name, members, module=__name__, qualname=qualname)
+
 
 class Person(models.Model):
     """A task author and/or a harness contributor, known by a handle (`mira.chen`)."""
 
-    handle = models.CharField(max_length=100, unique=True)
+    handle = models.CharField(max_length=limits.HANDLE_LENGTH, unique=True)
     display_name = models.CharField(max_length=200, blank=True)
 
     class Meta:
@@ -97,11 +113,11 @@ class Task(models.Model):
 class Harness(models.Model):
     """An agent framework at one version; `minimal_baseline` marks the Minimal harness."""
 
-    name = models.CharField(max_length=100)
-    version = models.CharField(max_length=100)
+    name = models.CharField(max_length=limits.HARNESS_NAME_LENGTH)
+    version = models.CharField(max_length=limits.HARNESS_VERSION_LENGTH)
     contributors = models.ManyToManyField(Person, blank=True, related_name="harnesses")
     minimal_baseline = models.BooleanField(default=False)
-    url = models.URLField(max_length=500, blank=True)
+    url = models.URLField(max_length=limits.HARNESS_URL_LENGTH, blank=True)
 
     class Meta:
         ordering = ["name", "version"]
@@ -117,7 +133,7 @@ class Harness(models.Model):
 class LanguageModel(models.Model):
     """The model an agent drives (`frontier-large`); provider and prices are optional."""
 
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=limits.MODEL_NAME_LENGTH, unique=True)
     provider = models.CharField(max_length=100, blank=True)
     input_price_per_mtok = models.DecimalField(
         max_digits=10, decimal_places=4, null=True, blank=True
@@ -165,7 +181,9 @@ class Submission(models.Model):
     notes = models.TextField(blank=True)
     runs_count = models.PositiveIntegerField(default=0)
     sessions_count = models.PositiveIntegerField(default=0)
-    errors = models.JSONField(default=list, blank=True, help_text="The first 200 errors")
+    errors = models.JSONField(
+        default=list, blank=True, help_text=f"The first {limits.MAX_REPORTED_ERRORS} errors"
+    )
     error_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -185,31 +203,24 @@ class Submission(models.Model):
         return self.status not in {self.Status.QUEUED, self.Status.PROCESSING}
 
 
-class Outcome(models.TextChoices):
-    PASS = "pass"
-    FAIL = "fail"
-    INFRA_ERROR = "infra_error"
-
-
-class InfraErrorKind(models.TextChoices):
-    TIMEOUT = "timeout"
-    NETWORK = "network"
-    PROVIDER_CRASH = "provider_crash"
-    OTHER = "other"
+Outcome = _choices("Outcome", limits.OUTCOMES)
+InfraErrorKind = _choices("InfraErrorKind", limits.INFRA_ERRORS)
 
 
 class Run(models.Model):
     """One trial of one agent (harness + model) on one task, from one submission."""
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
-    run_id = models.CharField(max_length=200)
+    run_id = models.CharField(max_length=limits.RUN_ID_LENGTH)
     # harness is the submission's, repeated here so board aggregates group one table.
     harness = models.ForeignKey(Harness, on_delete=models.PROTECT, related_name="runs")
     model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="runs")
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="runs")
     trial = models.PositiveIntegerField()
-    outcome = models.CharField(max_length=20, choices=Outcome.choices)
-    infra_error = models.CharField(max_length=20, choices=InfraErrorKind.choices, blank=True)
+    outcome = models.CharField(max_length=limits.OUTCOME_LENGTH, choices=Outcome.choices)
+    infra_error = models.CharField(
+        max_length=limits.INFRA_ERROR_LENGTH, choices=InfraErrorKind.choices, blank=True
+    )
     cost_usd = models.FloatField(null=True, blank=True)
     tokens_input = models.BigIntegerField(null=True, blank=True)
     tokens_output = models.BigIntegerField(null=True, blank=True)
@@ -232,18 +243,15 @@ class Run(models.Model):
                 fields=["submission", "run_id"], name="run_submission_run_id_unique"
             ),
             models.CheckConstraint(
-                condition=Q(outcome__in=["pass", "fail", "infra_error"]), name="run_outcome_valid"
+                condition=Q(outcome__in=list(limits.OUTCOMES)), name="run_outcome_valid"
             ),
             models.CheckConstraint(
-                condition=Q(
-                    outcome="infra_error",
-                    infra_error__in=["timeout", "network", "provider_crash", "other"],
-                )
+                condition=Q(outcome="infra_error", infra_error__in=list(limits.INFRA_ERRORS))
                 | (~Q(outcome="infra_error") & Q(infra_error="")),
                 name="run_infra_error_iff_outcome",
             ),
             models.CheckConstraint(
-                condition=Q(cost_usd__isnull=True) | Q(cost_usd__gte=0),
+                condition=Q(cost_usd__isnull=True) | Q(cost_usd__gte=limits.COST_MIN),
                 name="run_cost_non_negative",
             ),
         ]
@@ -259,27 +267,26 @@ class Run(models.Model):
         return (self.finished_at - self.started_at).total_seconds()
 
 
-class Scenario(models.TextChoices):
-    SOFTWARE_DEVELOPMENT = "software_development"
-    WORKFLOW_AUTOMATION = "workflow_automation"
-    GENERAL_ASSISTANT = "general_assistant"
+Scenario = _choices("Scenario", limits.SCENARIOS)
 
 
 class Session(models.Model):
     """One user task with one model, over many turns (for the signal boards)."""
 
-    class Confirmation(models.TextChoices):
-        YES = "yes"
-        NO = "no"
+    Confirmation = _choices("Session.Confirmation", limits.CONFIRMATIONS)
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="sessions")
-    session_id = models.CharField(max_length=200)
+    session_id = models.CharField(max_length=limits.SESSION_ID_LENGTH)
     model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="sessions")
-    scenario = models.CharField(max_length=30, choices=Scenario.choices, blank=True)
+    scenario = models.CharField(
+        max_length=limits.SCENARIO_LENGTH, choices=Scenario.choices, blank=True
+    )
     user_hash = models.CharField(
         max_length=64, blank=True, help_text="Salted SHA-256, never the raw id"
     )
-    confirmation = models.CharField(max_length=3, choices=Confirmation.choices, blank=True)
+    confirmation = models.CharField(
+        max_length=limits.CONFIRMATION_LENGTH, choices=Confirmation.choices, blank=True
+    )
     toolset = models.JSONField(null=True, blank=True)
     extra = models.JSONField(default=dict, blank=True)
 
@@ -296,15 +303,8 @@ class Session(models.Model):
 
 
 class Turn(models.Model):
-    class Role(models.TextChoices):
-        USER = "user"
-        ASSISTANT = "assistant"
-        TOOL = "tool"
-
-    class Label(models.TextChoices):
-        PRAISE = "praise"
-        COMPLAINT = "complaint"
-        CORRECTION = "correction"
+    Role = _choices("Turn.Role", limits.ROLES)
+    Label = _choices("Turn.Label", limits.LABELS)
 
     class LabelSource(models.TextChoices):
         BUNDLE = "bundle"
@@ -312,9 +312,9 @@ class Turn(models.Model):
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
     position = models.PositiveIntegerField()
-    role = models.CharField(max_length=10, choices=Role.choices)
+    role = models.CharField(max_length=limits.ROLE_LENGTH, choices=Role.choices)
     text = models.TextField(blank=True)
-    label = models.CharField(max_length=12, choices=Label.choices, blank=True)
+    label = models.CharField(max_length=limits.LABEL_LENGTH, choices=Label.choices, blank=True)
     # Blank on assistant and tool turns; on user turns, where the label came from.
     label_source = models.CharField(max_length=10, choices=LabelSource.choices, blank=True)
     extra = models.JSONField(default=dict, blank=True)
@@ -334,7 +334,7 @@ class Turn(models.Model):
 class ToolCall(models.Model):
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="calls")
     position = models.PositiveIntegerField()
-    tool = models.CharField(max_length=200)
+    tool = models.CharField(max_length=limits.TOOL_NAME_LENGTH)
     arguments = models.JSONField(default=dict, blank=True)
     exit_code = models.IntegerField(null=True, blank=True)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from ingestion.services.submissions import submission_process
+from ingestion.services.processing import submission_process
 
 
 @shared_task(soft_time_limit=1200, time_limit=1260, acks_late=True)

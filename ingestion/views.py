@@ -9,8 +9,7 @@ from rest_framework.authtoken.models import Token
 
 from ingestion.forms import BundleUploadForm
 from ingestion.models import Submission
-from ingestion.services.submissions import UploadTooLarge, submission_receive
-from leaderboard.moderation import submission_moderation_context
+from ingestion.services.intake import UploadTooLarge, submission_receive
 
 
 @login_required
@@ -42,5 +41,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     template = "ingestion/submission_detail.html"
     if request.htmx:
         template += "#submission-status"
-    context = {"submission": submission, **submission_moderation_context(submission)}
+    # The latest withdraw/restore decision (if any) tells the submitter why; read
+    # through the relation so that ingestion does not import the moderation room.
+    moderation = submission.decisions.select_related("decided_by").first()
+    context = {"submission": submission, "moderation": moderation}
     return render(request, template, context)

@@ -256,9 +256,9 @@ class ConflictPair(models.Model):
     """One row of the conflict review queue: a database view, read-only.
 
     Every (harness version, task) pair where a task author also contributes to the
-    harness, plus every pair an admin has decided on. The view (migration 0002) applies
-    the same rule as leaderboard.boards.EXCLUDED_PAIRS_SQL, so `state` says what the
-    boards do with the pair's runs.
+    harness, plus every pair an admin has decided on. The view (migration 0006) is the
+    one statement of the conflict rule (methodology §2.2): the boards read `excluded`
+    from it, so `state` always says what the boards do with the pair's runs.
     """
 
     class State(models.TextChoices):
@@ -287,6 +287,7 @@ class ConflictPair(models.Model):
         null=True,
         related_name="+",
     )
+    excluded = models.BooleanField(help_text="the boards leave this pair's runs out")
 
     class Meta:
         managed = False

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard import api, signals_api, signals_views, views
+from leaderboard.boards import api, views
+from leaderboard.signalboard import api as signals_api
+from leaderboard.signalboard import views as signals_views
 
 urlpatterns = [
     path("", views.home, name="home"),

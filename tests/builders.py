@@ -90,7 +90,7 @@ def outcomes(
 
 def submit(user, runs, *, harness: str = "H", version: str = "1.0.0", **harness_fields):
     """Ingest runs as one bundle of a harness; the submission must be ingested."""
-    from ingestion.services.submissions import submission_ingest
+    from ingestion.services.intake import submission_ingest
 
     bundle = tar_gz_bundle(harness_manifest(harness, version, **harness_fields), runs)
     submission, _ = submission_ingest(upload=bundle, user=user)

@@ -67,7 +67,7 @@ def staff(db):
 
 @pytest.fixture
 def moderator(db):
-    from leaderboard.moderation import moderator_group_sync
+    from leaderboard.moderation.accounts import moderator_group_sync
 
     user = make_user("moderator", is_staff=True)
     # A transactional test's flush drops the group that migration 0004 created.

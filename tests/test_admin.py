@@ -18,14 +18,14 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from ingestion.models import Harness, Person, Submission, Suite, Task
+from ingestion.services.intake import submission_ingest
 from ingestion.services.registry import DEFAULT_REGISTRY_PATH
-from ingestion.services.submissions import submission_ingest
 from leaderboard.models import ConflictDecision, ConflictPair, SubmissionDecision
-from leaderboard.moderation import moderator_group_sync, upload_rate, upload_throttle_key
-from leaderboard.services import boards_recompute
-from tests.builders import EXAMPLE_RUN_BUNDLES, EXAMPLE_SESSIONS_BUNDLE
+from leaderboard.moderation.accounts import moderator_group_sync, upload_rate, upload_throttle_key
+from leaderboard.recompute.services import boards_recompute
+from tests.builders import EXAMPLE_RUN_BUNDLES, EXAMPLE_SESSIONS_BUNDLE, outcomes, submit
 from tests.conftest import token_client
-from tests.leaderboard.test_moderation import MIRA_TASK, OTHER_TASK, current, outcomes, submit
+from tests.leaderboard.moderation.helpers import MIRA_TASK, OTHER_TASK, current
 
 QUEUE = "admin:leaderboard_conflictpair_changelist"
 SUBMISSIONS = "admin:ingestion_submission_changelist"

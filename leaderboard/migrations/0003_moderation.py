@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import migrations, models
 
 # The conflict review queue (leaderboard.ConflictPair). Its rule is the one of
-# leaderboard.boards.EXCLUDED_PAIRS_SQL: natural conflicts are task author ∩ harness
+# leaderboard.boards.sql.EXCLUDED_PAIRS: natural conflicts are task author ∩ harness
 # contributor, the latest decision for a pair wins, a confirm adds a pair, and the
 # Minimal baseline is never excluded. runs_affected is a scalar subquery so that a
 # COUNT(*) over the view (the admin's paginator) never evaluates it.

@@ -6,7 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.leaderboard.test_pages import build_agent, build_snapshot, standard_boards, trajectory
+from tests.leaderboard.boards.builders import (
+    build_agent,
+    build_snapshot,
+    standard_boards,
+    trajectory,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ingestion.models import Run, Submission
-from tests.ingestion.test_importers import job_folder, tau_result, trial_result, write_tau
+from tests.ingestion.importers.builders import job_folder, tau_result, trial_result, write_tau
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from ingestion.models import Harness, Run, Submission
 from tests.builders import EXAMPLE_RUN_BUNDLES
-from tests.ingestion.test_importers import job_folder, tau_result, trial_result, write_tau
+from tests.ingestion.importers.builders import job_folder, tau_result, trial_result, write_tau
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ingestion.models import Harness, LanguageModel, Run, Session, Submission, ToolCall, Turn
-from ingestion.services.submissions import submission_ingest, submission_receive, upload_path
+from ingestion.services.intake import submission_ingest, submission_receive
+from ingestion.services.storage import upload_path
 from tests.builders import (
     EXAMPLE_RUN_BUNDLES,
     EXAMPLE_SESSIONS_BUNDLE,
@@ -93,25 +94,37 @@ def test_it_stores_user_ids_only_as_salted_hashes(registry, staff, settings):
     assert not Session.objects.filter(extra__has_key="user").exists()
 
 
-def test_it_labels_turns_without_a_label_key_and_records_the_source(registry, staff):
+@pytest.fixture
+def nobody_listening():
+    """Ingestion alone: the recompute room's listener is off for the test."""
+    from ingestion.evidence import evidence_changed
+    from leaderboard.recompute.receivers import evidence_changed_received
+
+    uid = "leaderboard.recompute.evidence_changed"
+    evidence_changed.disconnect(dispatch_uid=uid)
+    yield
+    evidence_changed.connect(evidence_changed_received, dispatch_uid=uid)
+
+
+def test_it_stores_only_the_bundles_own_labels(registry, staff, nobody_listening):
     session = {
         "session_id": "s-1", "model": "m", "scenario": None, "confirmation": None,
         "turns": [
-            {"role": "user", "text": "Set up the project."},
-            {"role": "assistant", "text": "Done."},
             {"role": "user", "text": "Great, thanks!"},
             {"role": "assistant", "text": "Anything else?"},
             {"role": "user", "text": "Perfect work", "label": None},
+            {"role": "user", "text": "No, use the other config", "label": "correction"},
         ],
     }  # fmt: skip
     bundle = tar_gz_bundle({"format": "arena-bundle/1"}, sessions=[session])
     submission, _ = submission_ingest(upload=bundle, user=staff)
     assert submission.status == "ingested", submission.errors
     turns = Turn.objects.filter(role="user").order_by("position")
+    # Labelling is the leaderboard's (methodology): ingestion leaves the first unlabelled.
     assert [(t.label, t.label_source) for t in turns] == [
-        ("", "extractor"),
-        ("praise", "extractor"),
-        ("", "bundle"),  # the bundle said "none of them": that wins over the extractor
+        ("", ""),
+        ("", "bundle"),
+        ("correction", "bundle"),
     ]
 
 
@@ -248,7 +261,7 @@ def test_it_refuses_to_flip_an_existing_harness_minimal_flag(registry, staff):
 
 
 def test_it_processes_a_submission_only_once(registry, submitter):
-    from ingestion.services.submissions import submission_process
+    from ingestion.services.processing import submission_process
 
     submission, _ = submission_receive(
         upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter, enqueue=False
@@ -265,7 +278,7 @@ def test_it_takes_again_a_submission_whose_worker_died(registry, submitter):
 
     from django.utils import timezone
 
-    from ingestion.services.submissions import submission_process
+    from ingestion.services.processing import submission_process
 
     submission, _ = submission_receive(
         upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter, enqueue=False
@@ -279,7 +292,7 @@ def test_it_takes_again_a_submission_whose_worker_died(registry, submitter):
 def test_it_leaves_a_recent_claim_to_its_worker(registry, submitter):
     from django.utils import timezone
 
-    from ingestion.services.submissions import submission_process
+    from ingestion.services.processing import submission_process
 
     submission, _ = submission_receive(
         upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter, enqueue=False

@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from ingestion.models import Submission
-from ingestion.services.submissions import submission_ingest
+from ingestion.services.intake import submission_ingest
 from tests.builders import EXAMPLE_RUN_BUNDLES, harness_manifest, run_line, tar_gz_bundle
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -101,7 +101,7 @@ def test_it_returns_only_the_status_partial_to_htmx_polling(registry, submitter)
 
 
 def test_it_shows_the_submitter_why_a_submission_was_withdrawn(registry, submitter, moderator):
-    from leaderboard.moderation import submission_withdraw
+    from leaderboard.moderation.withdrawals import submission_withdraw
 
     submission, _ = submission_ingest(
         upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter

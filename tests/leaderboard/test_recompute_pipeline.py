@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ingestion.services.submissions import submission_ingest
+from ingestion.services.intake import submission_ingest
 from leaderboard.models import BoardSnapshot, BoardState
-from leaderboard.moderation import submission_restore, submission_withdraw
+from leaderboard.moderation.withdrawals import submission_restore, submission_withdraw
 from tests.builders import EXAMPLE_RUN_BUNDLES, EXAMPLE_SESSIONS_BUNDLE
 
 pytestmark = pytest.mark.django_db(transaction=True)

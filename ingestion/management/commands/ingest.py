@@ -8,15 +8,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingestion.importers import (
-    FORMATS,
-    BundleRejected,
-    Conversion,
-    convert_native,
-    detect_format,
-)
+from ingestion.bundles import BundleRejected
+from ingestion.importers import FORMATS, Conversion, convert_native, detect_format
 from ingestion.models import Submission
-from ingestion.services.submissions import UploadTooLarge, submission_ingest
+from ingestion.services.intake import UploadTooLarge, submission_ingest
 
 # What each native format needs on the command line: (option, its dest) pairs.
 _REQUIRED = {

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from ingestion.services.submissions import submission_ingest
+from ingestion.services.intake import submission_ingest
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
 DEMO_USER = "demo"

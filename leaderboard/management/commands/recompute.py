@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from leaderboard.services import boards_recompute
+from leaderboard.recompute.services import boards_recompute
 
 
 class Command(BaseCommand):

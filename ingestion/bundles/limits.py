@@ -1,0 +1,152 @@
+"""The one table of limits and enumerations of `arena-bundle/1`.
+
+The validators (msgspec `Meta` in schema.py), the models' field lengths, choices and
+check constraints (ingestion/models.py) and the admin forms built on those models all
+read these values, so a value the validator accepts always fits its column.
+`tests/ingestion/test_limits.py` walks `FIELDS` and proves it for every entry.
+
+Pure: no Django import (the models import this module, not the other way round).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+# ------------------------------------------------------------------ enumerations
+# Each Literal is the validator's type; its values are the model's choices.
+
+Outcome = Literal["pass", "fail", "infra_error"]
+InfraError = Literal["timeout", "network", "provider_crash", "other"]
+Scenario = Literal["software_development", "workflow_automation", "general_assistant"]
+Confirmation = Literal["yes", "no"]
+Role = Literal["user", "assistant", "tool"]
+Label = Literal["praise", "complaint", "correction"]
+
+OUTCOMES: tuple[str, ...] = get_args(Outcome)
+INFRA_ERRORS: tuple[str, ...] = get_args(InfraError)
+SCENARIOS: tuple[str, ...] = get_args(Scenario)
+CONFIRMATIONS: tuple[str, ...] = get_args(Confirmation)
+ROLES: tuple[str, ...] = get_args(Role)
+LABELS: tuple[str, ...] = get_args(Label)
+
+# Allowed values by field name, for messages ("must be one of …"); the nullable ones
+# say "or null" too.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "outcome": OUTCOMES,
+    "infra_error": INFRA_ERRORS,
+    "scenario": SCENARIOS,
+    "confirmation": CONFIRMATIONS,
+    "role": ROLES,
+    "label": LABELS,
+}
+NULLABLE_CHOICES = frozenset({"infra_error", "scenario", "confirmation", "label"})
+
+# ------------------------------------------------------------------ text lengths
+# bundle-format.md documents ≤ 100 for harness name and version and ≤ 200 for run_id
+# and model; the others are the columns' own, unchanged, now enforced by the validator.
+
+HARNESS_NAME_LENGTH = 100
+HARNESS_VERSION_LENGTH = 100
+HARNESS_URL_LENGTH = 500
+# The spec names no bound; 100 is the column a handle has always been stored in, so
+# no handle that could ever be stored is refused.
+HANDLE_LENGTH = 100
+RUN_ID_LENGTH = 200
+MODEL_NAME_LENGTH = 200
+SESSION_ID_LENGTH = 200
+TOOL_NAME_LENGTH = 200
+# Widths of the columns holding an enumeration (each value fits, see the test).
+OUTCOME_LENGTH = 20
+INFRA_ERROR_LENGTH = 20
+SCENARIO_LENGTH = 30
+CONFIRMATION_LENGTH = 3
+ROLE_LENGTH = 10
+LABEL_LENGTH = 12
+
+# What a run_id may hold (importers make ids of these characters too).
+RUN_ID_CHARS = "A-Za-z0-9._:/-"
+# \Z, not $: in Python's re, $ also matches before a final newline ("r1\n").
+RUN_ID_PATTERN = rf"^[{RUN_ID_CHARS}]+\Z"
+# Django's own username rule, so that a contributor handle can name an account.
+HANDLE_PATTERN = r"^[\w.@+-]+\Z"
+
+# ---------------------------------------------------------------- numeric bounds
+# PostgreSQL `integer` and `bigint`: a count past them would fail at COPY.
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+COST_MIN = 0  # cost_usd ≥ 0: the validator and the check constraint run_cost_non_negative
+
+# ------------------------------------------------------------------------ errors
+
+MAX_REPORTED_ERRORS = 200  # errors kept per submission; all of them are counted
+
+
+# ------------------------------------------------------------------------- table
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The rule one bundle field obeys, and the column (`Model.field`) that stores it."""
+
+    column: str
+    max_length: int | None = None
+    ge: int | None = None
+    le: int | None = None
+    choices: tuple[str, ...] = ()
+
+
+# Bundle field (as errors name it, `[]` for any list item) → its bound. Every field
+# that reaches a column with a length, a range or choices is here; the rest go to
+# text or jsonb columns (turn text, verifier, extra, …) or are only looked up
+# (suite, suite_version, task_id: a value too long is simply not in the registry).
+FIELDS: dict[str, Bound] = {
+    "manifest.harness.name": Bound("Harness.name", max_length=HARNESS_NAME_LENGTH),
+    "manifest.harness.version": Bound("Harness.version", max_length=HARNESS_VERSION_LENGTH),
+    "manifest.harness.url": Bound("Harness.url", max_length=HARNESS_URL_LENGTH),
+    "manifest.harness.contributors[]": Bound("Person.handle", max_length=HANDLE_LENGTH),
+    "runs.run_id": Bound("Run.run_id", max_length=RUN_ID_LENGTH),
+    "runs.model": Bound("LanguageModel.name", max_length=MODEL_NAME_LENGTH),
+    "runs.trial": Bound("Run.trial", ge=1, le=INT32_MAX),
+    "runs.outcome": Bound("Run.outcome", max_length=OUTCOME_LENGTH, choices=OUTCOMES),
+    "runs.infra_error": Bound(
+        "Run.infra_error", max_length=INFRA_ERROR_LENGTH, choices=INFRA_ERRORS
+    ),
+    "runs.cost_usd": Bound("Run.cost_usd", ge=COST_MIN),
+    "runs.tokens.input": Bound("Run.tokens_input", ge=0, le=INT64_MAX),
+    "runs.tokens.output": Bound("Run.tokens_output", ge=0, le=INT64_MAX),
+    "runs.tokens.cached": Bound("Run.tokens_cached", ge=0, le=INT64_MAX),
+    "runs.steps": Bound("Run.steps", ge=0, le=INT32_MAX),
+    "runs.tool_calls": Bound("Run.tool_calls", ge=0, le=INT32_MAX),
+    "runs.ttft_ms": Bound("Run.ttft_ms", ge=0, le=INT32_MAX),
+    "runs.checkpoints.passed": Bound("Run.checkpoints_passed", ge=0, le=INT32_MAX),
+    "runs.checkpoints.total": Bound("Run.checkpoints_total", ge=1, le=INT32_MAX),
+    "sessions.session_id": Bound("Session.session_id", max_length=SESSION_ID_LENGTH),
+    "sessions.model": Bound("LanguageModel.name", max_length=MODEL_NAME_LENGTH),
+    "sessions.scenario": Bound("Session.scenario", max_length=SCENARIO_LENGTH, choices=SCENARIOS),
+    "sessions.confirmation": Bound(
+        "Session.confirmation", max_length=CONFIRMATION_LENGTH, choices=CONFIRMATIONS
+    ),
+    "sessions.turns[].role": Bound("Turn.role", max_length=ROLE_LENGTH, choices=ROLES),
+    "sessions.turns[].label": Bound("Turn.label", max_length=LABEL_LENGTH, choices=LABELS),
+    "sessions.turns[].tool_calls[].tool": Bound("ToolCall.tool", max_length=TOOL_NAME_LENGTH),
+    "sessions.turns[].tool_calls[].exit_code": Bound(
+        "ToolCall.exit_code", ge=INT32_MIN, le=INT32_MAX
+    ),
+}
+
+
+# ----------------------------------------------------------------- bundle limits
+
+
+@dataclass(frozen=True)
+class BundleLimits:
+    """Limits of one upload (settings ARENA_MAX_* override the defaults)."""
+
+    max_upload_bytes: int = 200 * 1024**2
+    max_uncompressed_bytes: int = 2 * 1024**3
+    max_members: int = 100_000
+    max_compression_ratio: float = 100.0
+    max_line_bytes: int = 10 * 1024**2  # also the cap for one JSON document

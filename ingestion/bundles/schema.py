@@ -1,0 +1,188 @@
+"""The records of `arena-bundle/1` as msgspec Structs: types, ranges and lengths.
+
+Every bound comes from limits.py. Both validation paths (the fast typed decode and
+the slow field-by-field diagnosis) take their rules from these definitions, so they
+cannot disagree.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from ingestion.bundles import limits
+from ingestion.bundles.limits import Confirmation, InfraError, Label, Outcome, Role, Scenario
+
+FORMAT = "arena-bundle/1"
+TRAJECTORY_DIR = "trajectories/"
+
+# ---------------------------------------------------------------- field types
+
+RunId = Annotated[
+    str, Meta(min_length=1, max_length=limits.RUN_ID_LENGTH, pattern=limits.RUN_ID_PATTERN)
+]
+ModelName = Annotated[str, Meta(min_length=1, max_length=limits.MODEL_NAME_LENGTH)]
+SessionId = Annotated[str, Meta(min_length=1, max_length=limits.SESSION_ID_LENGTH)]
+HarnessName = Annotated[str, Meta(min_length=1, max_length=limits.HARNESS_NAME_LENGTH)]
+HarnessVersion = Annotated[str, Meta(min_length=1, max_length=limits.HARNESS_VERSION_LENGTH)]
+HarnessUrl = Annotated[str, Meta(max_length=limits.HARNESS_URL_LENGTH)]
+Handle = Annotated[
+    str, Meta(min_length=1, max_length=limits.HANDLE_LENGTH, pattern=limits.HANDLE_PATTERN)
+]
+ToolName = Annotated[str, Meta(min_length=1, max_length=limits.TOOL_NAME_LENGTH)]
+NonEmpty = Annotated[str, Meta(min_length=1)]
+Count = Annotated[int, Meta(ge=0, le=limits.INT32_MAX)]
+BigCount = Annotated[int, Meta(ge=0, le=limits.INT64_MAX)]
+Trial = Annotated[int, Meta(ge=1, le=limits.INT32_MAX)]
+ExitCode = Annotated[int, Meta(ge=limits.INT32_MIN, le=limits.INT32_MAX)]
+Usd = Annotated[float, Meta(ge=limits.COST_MIN)]
+AwareDatetime = Annotated[datetime, Meta(tz=True)]
+
+
+# ------------------------------------------------------------------ structures
+# Nested objects ignore unknown keys (only top-level unknown fields are kept, in
+# `extra`). Structs holding only scalars skip the garbage collector (gc=False).
+
+
+class Tokens(Struct, frozen=True, gc=False):
+    input: BigCount
+    output: BigCount
+    cached: BigCount | None = None
+
+
+class Checkpoints(Struct, frozen=True, gc=False):
+    passed: Count
+    total: Trial
+
+
+class ToolCall(Struct, frozen=True):
+    tool: ToolName
+    arguments: dict[str, Any] = {}
+    exit_code: ExitCode | None = None
+
+
+class Turn(Struct, frozen=True):
+    """One turn of a session or trajectory.
+
+    `label` is UNSET when the key is absent (the signal extractor labels the turn
+    later), None when the submitter labelled it "none of them".
+    """
+
+    role: Role
+    text: str | None = None
+    label: Label | None | UnsetType = UNSET
+    tool_calls: list[ToolCall] = []
+
+    @property
+    def label_present(self) -> bool:
+        return self.label is not UNSET
+
+
+class ToolSpec(Struct, frozen=True):
+    name: NonEmpty
+    kind: str | None = None
+    parameters: dict[str, Any] | None = None
+
+
+class RunRecord(Struct, forbid_unknown_fields=True, dict=True):
+    """One line of runs.jsonl, validated.
+
+    Besides the fields of the format, each record carries (as plain attributes, not
+    Struct fields, so a JSON key of the same name can never set them):
+      line:    1-based line number (item number for a JSON document)
+      extra:   unknown top-level fields, kept as they were
+      task_pk: what `task_lookup` returned for (suite, suite_version, task_id)
+
+    `trajectory` is None, a path inside the bundle (str), or an inline list of turns
+    as plain JSON objects (validated, unknown keys kept).
+    """
+
+    run_id: RunId
+    suite: NonEmpty
+    suite_version: NonEmpty
+    task_id: NonEmpty
+    model: ModelName
+    trial: Trial
+    outcome: Outcome
+    infra_error: InfraError | None = None
+    cost_usd: Usd | None = None
+    tokens: Tokens | None = None
+    steps: Count | None = None
+    tool_calls: Count | None = None
+    ttft_ms: Count | None = None
+    started_at: AwareDatetime | None = None
+    finished_at: AwareDatetime | None = None
+    checkpoints: Checkpoints | None = None
+    verifier: dict[str, Any] | None = None
+    trajectory: str | list[dict[str, Any]] | None = None
+
+    if TYPE_CHECKING:  # set after decoding (see above); not Struct fields
+        line: int
+        extra: dict[str, Any]
+        task_pk: int
+
+
+class SessionRecord(Struct, forbid_unknown_fields=True, dict=True):
+    """One line of sessions.jsonl, validated. Also carries `line` and `extra`."""
+
+    session_id: SessionId
+    model: ModelName
+    turns: list[Turn]
+    scenario: Scenario | None = None
+    user: str | None = None
+    confirmation: Confirmation | None = None
+    toolset: list[str | ToolSpec] | None = None
+
+    if TYPE_CHECKING:  # set after decoding; not Struct fields
+        line: int
+        extra: dict[str, Any]
+
+
+# The same fields, tolerant of unknown keys: used only for lines that have some.
+class RunWithExtra(RunRecord, forbid_unknown_fields=False):
+    pass
+
+
+class SessionWithExtra(SessionRecord, forbid_unknown_fields=False):
+    pass
+
+
+class HarnessFields(Struct):
+    name: HarnessName
+    version: HarnessVersion
+    contributors: list[Handle] = []
+    minimal_baseline: bool = False
+    url: HarnessUrl | None = None
+
+
+class Harness(HarnessFields, frozen=True):
+    extra: dict[str, Any] = {}
+
+
+class ManifestFields(Struct):
+    format: str
+    created_at: AwareDatetime | None = None
+    notes: str | None = None
+    source: dict[str, Any] | None = None
+
+
+class Manifest(Struct, frozen=True):
+    format: str
+    harness: Harness | None = None
+    created_at: datetime | None = None
+    notes: str | None = None
+    source: dict[str, Any] | None = None
+    extra: dict[str, Any] = {}
+
+
+def normalize_trajectory_path(path: str) -> str | None:
+    """`trajectories/<name>.json` (a leading ./ is dropped), or None if not such a path."""
+    path = path.removeprefix("./")
+    name = path.removeprefix(TRAJECTORY_DIR)
+    if name == path or not name.endswith(".json") or len(name) <= len(".json"):
+        return None
+    if "\\" in name or "\0" in name or any(part in ("", ".", "..") for part in name.split("/")):
+        return None
+    return path

@@ -1,0 +1,38 @@
+"""The one announcement ingestion makes: "evidence changed".
+
+Everything that can move a figure on a board (an ingest, a withdrawal, an admin edit or
+delete of submissions, sessions or turns, a registry load, an edit of people or tasks)
+calls `evidence_changed_announce` inside its transaction. The announcement is sent once
+that transaction commits, so a listener always sees the new rows, and a rolled-back
+change announces nothing.
+
+Ingestion does not know who listens: the leaderboard's recompute room connects to
+`evidence_changed` and alone decides what to recompute. This keeps the import door
+one-way (leaderboard imports ingestion, never the reverse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.dispatch import Signal
+
+# Sent with keyword arguments `harness_ids` (a sorted list of the harnesses whose runs
+# changed, or None when anything may have changed) and `sessions` (True when user
+# sessions changed). The sender is the module that announced.
+evidence_changed = Signal()
+
+
+def evidence_changed_announce(
+    *, sender: str, harness_ids: Iterable[int | None] | None = None, sessions: bool = False
+) -> None:
+    """Announce, once the current transaction commits, that evidence changed.
+
+    `harness_ids=None` means "anything may have changed" (registry, people, tasks);
+    an empty list with `sessions=True` means only sessions changed.
+    """
+    ids = None if harness_ids is None else sorted({i for i in harness_ids if i is not None})
+    transaction.on_commit(
+        lambda: evidence_changed.send(sender=sender, harness_ids=ids, sessions=sessions)
+    )

@@ -1,0 +1,196 @@
+"""What every importer shares: reading native JSON, small value checks, and writing the
+converted runs as a deterministic `arena-bundle/1` tar.gz.
+
+The output is deterministic (sorted members, fixed mtimes, gzip mtime 0, no file name
+in the gzip header), so the same native files always give the same bytes and
+importing them again finds the existing submission.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import math
+import re
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ingestion.bundles import FORMAT
+from ingestion.bundles.limits import RUN_ID_CHARS, RUN_ID_LENGTH
+from ingestion.bundles.lines import strip_bom
+
+PASS_REWARD = 1 - 1e-9  # rewards are floats; 0.9999999999 is a pass
+_RUN_ID_UNSAFE = re.compile(rf"[^{RUN_ID_CHARS}]")
+
+Output = Path | str | BinaryIO
+Report = Callable[[str, str], None]  # (field, message)
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What an importer wrote. `sources[n - 1]` is where line n of runs.jsonl came
+    from (a file, or `file:item`), to point rejection errors back at native files."""
+
+    format: str
+    runs: int
+    sources: tuple[str, ...]
+
+    def source_of(self, line: int | None) -> str | None:
+        if line is None or not 1 <= line <= len(self.sources):
+            return None
+        return self.sources[line - 1]
+
+
+class NotJson(ValueError):
+    """Why a native file is not valid JSON (NaN and Infinity included)."""
+
+
+# ------------------------------------------------------------------ the bundle
+
+
+class UniqueIds:
+    """run_ids made of the allowed characters, at most RUN_ID_LENGTH long, unique."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def take(self, name: str) -> str:
+        base = _RUN_ID_UNSAFE.sub("-", name)[:RUN_ID_LENGTH] or "run"
+        candidate, n = base, 1
+        while candidate in self.taken:
+            n += 1
+            suffix = f"-{n}"
+            candidate = base[: RUN_ID_LENGTH - len(suffix)] + suffix
+        self.taken.add(candidate)
+        return candidate
+
+
+def check_parameters(harness: dict[str, Any], suite: str, suite_version: str) -> None:
+    """What the native files never say must be given: ValueError otherwise."""
+    if not isinstance(harness, dict) or not harness.get("name") or not harness.get("version"):
+        raise ValueError("the harness name and version are required")
+    if not suite or not suite_version:
+        raise ValueError("the suite and its version are required")
+
+
+def manifest(harness: dict[str, Any], native: str, notes: str) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "harness": {"contributors": [], **harness},
+        "notes": notes,
+        "source": {"name": native, "kind": "runs"},
+    }
+
+
+def write_bundle(
+    out: Output, manifest: dict[str, Any], runs: list[dict[str, Any]], files: dict[str, bytes]
+) -> None:
+    """The bundle as a tar.gz at `out` (a path, or a binary stream left open)."""
+    members = {
+        "manifest.json": dumps(manifest).encode() + b"\n",
+        "runs.jsonl": b"".join(dumps(run).encode() + b"\n" for run in runs),
+        **files,
+    }
+    if isinstance(out, str | Path):
+        with open(out, "wb") as target:
+            _write_tar(target, members)
+    else:
+        _write_tar(out, members)
+
+
+def _write_tar(target: BinaryIO, members: dict[str, bytes]) -> None:
+    # filename="" keeps the output's name out of the gzip header: same input, same bytes.
+    with (
+        gzip.GzipFile(filename="", fileobj=target, mode="wb", mtime=0) as compressed,
+        tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive,
+    ):
+        for name in sorted(members):
+            data = members[name]
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            info.uid, info.gid, info.uname, info.gname = 0, 0, "", ""
+            archive.addfile(info, io.BytesIO(data))
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# ------------------------------------------------------------------ native JSON
+
+
+def reject_constant(name: str) -> Any:
+    """json.loads's parse_constant: NaN and Infinity are not JSON."""
+    raise NotJson(f"{name} is not allowed in JSON")
+
+
+def load_json(path: Path) -> Any:
+    """Parse a JSON file; NotJson says why it is not valid (NaN and Infinity too)."""
+    data = strip_bom(path.read_bytes())
+    try:
+        return json.loads(data, parse_constant=reject_constant)
+    except UnicodeDecodeError as exc:
+        raise NotJson("is not UTF-8 text") from exc
+    except json.JSONDecodeError as exc:
+        raise NotJson(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except NotJson as exc:
+        raise NotJson(f"is not valid JSON: {exc}") from exc
+
+
+def load_or_reason(path: Path) -> Any:
+    """The parsed file, or the NotJson saying why it cannot be read."""
+    try:
+        return load_json(path)
+    except (OSError, NotJson) as exc:
+        return NotJson(exc.strerror or str(exc)) if isinstance(exc, OSError) else exc
+
+
+def get(obj: Any, path: tuple[str, ...]) -> Any:
+    """obj[path[0]][path[1]]…, or None where an object or key is missing."""
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
+def number(obj: Any, path: tuple[str, ...], report: Report) -> float | None:
+    """A number ≥ 0 at `path`, None if absent; reported if it is anything else."""
+    value = get(obj, path)
+    if value is None:
+        return None
+    if not is_number(value) or value < 0:
+        report(".".join(path), f"must be a number ≥ 0, got {show(value)}")
+        return None
+    return value
+
+
+def count(obj: Any, path: tuple[str, ...], report: Report) -> int | None:
+    """A whole number ≥ 0 at `path`, None if absent; reported if it is anything else."""
+    value = number(obj, path, report)
+    if value is None:
+        return None
+    if value != int(value):
+        report(".".join(path), f"must be a whole number, got {show(value)}")
+        return None
+    return int(value)
+
+
+def kind(value: Any) -> str:
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    return "null" if value is None else kinds.get(type(value), "a number")
+
+
+def show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "…"

@@ -1,0 +1,10 @@
+"""Moderation in the admin, one module per queue; Django's autodiscovery imports this package.
+
+The admin is a thin layer over the moderation room: actions collect a reason on an
+intermediate page and call a service, which checks permissions, writes the
+append-only record and announces the change.
+"""
+
+from leaderboard.admin import accounts, conflicts, review, submissions
+
+__all__ = ["accounts", "conflicts", "review", "submissions"]

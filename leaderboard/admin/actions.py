@@ -1,0 +1,76 @@
+"""Admin actions that take a decision: a reason first, then one call to a service."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        help_text="Kept with the decision, with your name and the time.",
+    )
+
+
+def reason_action(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    *,
+    title: str,
+    apply: Callable[[str], int],
+) -> TemplateResponse | None:
+    """Ask for a reason on an intermediate page, then call `apply(reason)` once.
+
+    `apply` returns how many objects it changed; a refusal from the service
+    (permission, wrong state) becomes an error message and nothing is kept.
+    """
+    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    if form.is_valid():
+        try:
+            # One transaction: all or nothing, and recomputes start after the commit.
+            with transaction.atomic():
+                done = apply(form.cleaned_data["reason"])
+        except (ValidationError, PermissionDenied) as exc:
+            modeladmin.message_user(request, f"{title}: refused, {_message(exc)}", messages.ERROR)
+            return None
+        modeladmin.message_user(request, f"{title}: {done} done.", messages.SUCCESS)
+        return None
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "form": form,
+        "objects": list(queryset),
+        "opts": modeladmin.model._meta,
+        "action": request.POST.get("action", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(request, "admin/reason_action.html", context)
+
+
+def _message(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(exc.messages)
+    return str(exc) or "permission denied"
+
+
+def admin_link(obj, label: str | None = None) -> str:
+    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    return format_html('<a href="{}">{}</a>', url, label or str(obj))
+
+
+def decisions_url(harness_id: int, task_id: int) -> str:
+    query = urlencode({"harness__id__exact": harness_id, "task__id__exact": task_id})
+    return reverse("admin:leaderboard_conflictdecision_changelist") + "?" + query

@@ -1,0 +1,61 @@
+"""Public read API: the current snapshot's boards, as api.md names them."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.boards.selectors import current_boards, pick_board, run_for_page
+from leaderboard.boards.serializers import (
+    BoardDetailSerializer,
+    BoardSummarySerializer,
+    RunSerializer,
+)
+from leaderboard.boards.snapshot_cache import snapshot_cached
+from leaderboard.models import Board
+
+
+class BoardListApi(APIView):
+    authentication_classes: list = []
+
+    @extend_schema(responses=BoardSummarySerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(BoardSummarySerializer(Board.objects.current(), many=True).data)
+
+
+class BoardDetailApi(APIView):
+    authentication_classes: list = []
+
+    @extend_schema(responses=BoardDetailSerializer)
+    def get(self, request: Request, slug: str) -> Response | HttpResponse:
+        board = pick_board(current_boards(), slug)
+        if board is None:
+            raise Http404(f"no board {slug!r}")
+        if request.accepted_renderer.format != "json":  # the browsable API
+            return Response(_board_detail(board))
+        # The JSON of a board is the same for everyone until the next snapshot.
+        body = snapshot_cached(
+            snapshot_id=board.snapshot_id,
+            key=f"api board {slug}",
+            build=lambda: JSONRenderer().render(_board_detail(board)),
+        )
+        return HttpResponse(body, content_type="application/json")
+
+
+def _board_detail(board: Board) -> dict:
+    return BoardDetailSerializer(board).data
+
+
+class RunDetailApi(APIView):
+    authentication_classes: list = []
+
+    @extend_schema(responses=RunSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        run = run_for_page(pk)
+        if run is None:
+            raise Http404("no such run")
+        return Response(RunSerializer(run).data)

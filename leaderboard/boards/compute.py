@@ -1,0 +1,130 @@
+"""Benchmark board figures (methodology §2) from run totals: entries, badges and ranks.
+
+Every rule is a call into leaderboard.methodology.stats; this module only decides
+which totals feed it and in which order entries are shown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from leaderboard.boards.totals import AgentKey, AgentTotals
+from leaderboard.methodology import stats
+
+
+@dataclass(frozen=True)
+class AgentName:
+    harness: str
+    harness_version: str
+    model: str
+    minimal_baseline: bool
+
+
+def entry_figures(t: AgentTotals, name: AgentName) -> dict:
+    """Every published figure of one entry except rank and the Token Saving badge."""
+    low, high = stats.wilson_interval(t.passes, t.n)
+    cost, cost_status = stats.cost_per_success(float(t.cost), t.passes, t.unpriced > 0)
+    ttft_p50, ttft_p95, duration_p50, duration_p95 = t.percentiles
+    return {
+        "harness": name.harness,
+        "harness_version": name.harness_version,
+        "model": name.model,
+        "minimal_baseline": name.minimal_baseline,
+        "runs": t.runs,
+        "n": t.n,
+        "passes": t.passes,
+        "pass_rate": t.passes / t.n if t.n else None,
+        "wilson_low": low,
+        "wilson_high": high,
+        "infra_errors": t.infra_errors,
+        "infra_error_rate": t.infra_errors / t.runs if t.runs else None,
+        "under_review": stats.is_under_review(t.infra_errors, t.runs),
+        "conflict_excluded": t.conflict_excluded,
+        "cost_per_success": cost,
+        "cost_per_success_status": cost_status,
+        "tokens_per_success": stats.tokens_per_success(None if t.untokened else t.tokens, t.passes),
+        "pass_hat_k": stats.pass_k_table(tuple(t.per_task[task]) for task in sorted(t.per_task)),
+        "partial_score": float(t.partial / t.partial_n) if t.partial_n else None,
+        "ttft_ms_p50": ttft_p50,
+        "ttft_ms_p95": ttft_p95,
+        "duration_s_p50": duration_p50,
+        "duration_s_p95": duration_p95,
+        "mean_steps": t.steps / t.steps_n if t.steps_n else None,
+        "mean_tool_calls": t.tool_calls / t.tool_calls_n if t.tool_calls_n else None,
+        "latest_submission_at": t.latest_submission,
+    }
+
+
+def award_token_saving(entries: list[dict]) -> None:
+    """Set token_saving on every entry of one board, against the same model's Minimal.
+
+    When a board holds several Minimal versions for one model, the most recently
+    submitted one is the baseline.
+    """
+    minimal_by_model: dict[str, dict] = {}
+    for entry in entries:
+        current = minimal_by_model.get(entry["model"])
+        if entry["minimal_baseline"] and (
+            current is None or entry["latest_submission_at"] > current["latest_submission_at"]
+        ):
+            minimal_by_model[entry["model"]] = entry
+    for entry in entries:
+        minimal = minimal_by_model.get(entry["model"], {})
+        entry["token_saving"] = stats.token_saving(
+            entry["tokens_per_success"],
+            entry["pass_rate"],
+            minimal.get("tokens_per_success"),
+            minimal.get("pass_rate"),
+            is_minimal=entry["minimal_baseline"],
+        )
+
+
+def is_rankable(entry: dict) -> bool:
+    """Entries under review, or without counted runs, are listed but never ranked."""
+    return not entry["under_review"] and entry["n"] > 0
+
+
+def _tie_order(entry: dict) -> tuple:
+    pass_rate = entry["pass_rate"]
+    return (
+        pass_rate is None,
+        -(pass_rate or 0.0),
+        -entry["n"],
+        entry["harness"],
+        entry["harness_version"],
+        entry["model"],
+    )
+
+
+def order_and_rank(entries: list[dict]) -> list[dict]:
+    """Ranked entries by wilson_low (competition ranks), then the unranked ones."""
+    ranked = sorted(
+        (e for e in entries if is_rankable(e)), key=lambda e: (-e["wilson_low"], *_tie_order(e))
+    )
+    unranked = sorted((e for e in entries if not is_rankable(e)), key=_tie_order)
+    ranks = stats.competition_ranks([e["wilson_low"] for e in ranked])
+    for entry, rank in zip(ranked, ranks, strict=True):
+        entry["rank"] = rank
+    for entry in unranked:
+        entry["rank"] = None
+    return ranked + unranked
+
+
+def finish_boards(by_board: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """Badges, ranks and display order for every board's entries."""
+    for entries in by_board.values():
+        award_token_saving(entries)
+    return {board: order_and_rank(entries) for board, entries in by_board.items()}
+
+
+def fresh_entries(
+    totals: dict[AgentKey, AgentTotals], names: dict[tuple[int, int], AgentName]
+) -> dict[str, list[dict]]:
+    """Board slug -> entry figures (unordered) computed from run totals."""
+    by_board: dict[str, list[dict]] = defaultdict(list)
+    for (board, harness_id, model_id), t in totals.items():
+        entry = entry_figures(t, names[(harness_id, model_id)])
+        entry["harness_id"], entry["model_id"] = harness_id, model_id
+        by_board[board].append(entry)
+    return by_board

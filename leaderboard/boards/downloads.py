@@ -1,0 +1,82 @@
+"""Board downloads: the rows of a board page as CSV or JSON, with the data terms.
+
+The view (leaderboard.boards.views.board_export) reads the rows exactly as the page
+does; this module only writes them. Bundle text goes through the shared spreadsheet
+rule (leaderboard.exports) on its way into a CSV cell.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+
+from leaderboard.boards.formatting import rank_label
+from leaderboard.boards.serializers import BoardEntrySerializer
+from leaderboard.exports import spreadsheet_text
+from leaderboard.methodology import stats
+from leaderboard.models import Board, BoardEntry
+from leaderboard.terms import ATTRIBUTION, DATA_TERMS
+
+EXPORT_FIELDS = (
+    "rank", "rank_display", "harness", "harness_version", "model", "minimal_baseline",
+    "runs", "n", "passes", "pass_rate", "wilson_low", "wilson_high", "infra_errors",
+    "infra_error_rate", "under_review", "conflict_excluded", "cost_per_success",
+    "cost_per_success_status", "tokens_per_success", "token_saving_ratio",
+    "token_saving_awarded", "partial_score", "ttft_ms_p50", "ttft_ms_p95",
+    "duration_s_p50", "duration_s_p95", "mean_steps", "mean_tool_calls",
+)  # fmt: skip
+# The columns whose text comes from bundles.
+BUNDLE_TEXT_FIELDS = ("harness", "harness_version", "model")
+
+
+def export_row(entry: BoardEntry) -> dict:
+    """One entry as the API shows it, plus the badge and rank as the page shows them."""
+    row = dict(BoardEntrySerializer(entry).data)
+    row["token_saving_ratio"] = entry.token_saving_ratio
+    row["token_saving_awarded"] = entry.token_saving_awarded
+    row["rank_display"] = rank_label(entry)
+    return row
+
+
+def board_csv(current: Board, rows: list[dict]) -> str:
+    """The rows as CSV: "#" comment lines with the terms, then one line per entry."""
+    buffer = io.StringIO()
+    # Leading "#" lines carry the terms; csv readers skip them with comment="#".
+    computed = current.snapshot.computed_at.isoformat()
+    buffer.write(f"# {ATTRIBUTION} Board: {current.title} ({current.slug}), computed {computed}.\n")
+    buffer.write(f"# {DATA_TERMS}\n")
+    k_columns = [f"pass_hat_{k}" for k in range(1, stats.PASS_K_MAX + 1)]
+    writer = csv.DictWriter(
+        buffer, fieldnames=[*EXPORT_FIELDS, *k_columns], extrasaction="ignore", lineterminator="\n"
+    )
+    writer.writeheader()
+    for row in rows:
+        pass_k = {f"pass_hat_{k}": value["value"] for k, value in row["pass_hat_k"].items()}
+        writer.writerow({**_spreadsheet_safe(row), **pass_k})
+    return buffer.getvalue()
+
+
+def _spreadsheet_safe(row: dict) -> dict:
+    return {**row, **{key: spreadsheet_text(row[key]) for key in BUNDLE_TEXT_FIELDS}}
+
+
+def board_json(current: Board, rows: list[dict]) -> str:
+    """The rows as one JSON document with the terms, the board and its snapshot time."""
+    document = {
+        "attribution": ATTRIBUTION,
+        "terms": DATA_TERMS,
+        "slug": current.slug,
+        "title": current.title,
+        "computed_at": current.snapshot.computed_at.isoformat(),
+        "entries": rows,
+    }
+    return json.dumps(document, indent=1)
+
+
+# Download format -> (writer, content type).
+EXPORTERS: dict[str, tuple[Callable[[Board, list[dict]], str], str]] = {
+    "csv": (board_csv, "text/csv"),
+    "json": (board_json, "application/json"),
+}

@@ -1,0 +1,93 @@
+"""How a benchmark board entry reads: rank, interval, n, cost and pass^k texts.
+
+Plain functions of an entry-like object (a BoardEntry, or anything with its fields),
+registered as template filters by leaderboard.templatetags.arena and used by the charts
+and downloads, so the wording of a tooltip is tested without a template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.formatting import IntervalBar, format_rank, percent, unit_bar
+from leaderboard.methodology import stats
+
+COST_REASONS = {
+    stats.COST_MISSING_PRICE: "n/a: some counted runs have no price, so no partial sum is published",
+    stats.COST_NO_SUCCESSES: "n/a: no successes to divide the cost by",
+}
+
+
+def rank_label(entry: Any) -> str:
+    """The entry's rank as shown, "=" marking a tie."""
+    return format_rank(entry.rank, getattr(entry, "tied", False))
+
+
+def interval_bar(entry: Any) -> IntervalBar | None:
+    """Geometry of the pass-rate interval bar, or None when there is no interval."""
+    return unit_bar(entry.pass_rate, entry.wilson_low, entry.wilson_high)
+
+
+def interval_text(entry: Any) -> str:
+    """'95% CI 62.1%–80.3%', or why there is none."""
+    if entry.wilson_low is None or entry.wilson_high is None:
+        return "No counted runs, so no interval"
+    return (
+        f"95% CI {percent(entry.wilson_low)}–{percent(entry.wilson_high)} (Wilson, z = {stats.Z})"
+    )
+
+
+def n_breakdown(entry: Any) -> str:
+    """The tooltip of the n cell: where n comes from."""
+    return (
+        f"{entry.runs} runs: {entry.infra_errors} infra errors excluded, "
+        f"{entry.conflict_excluded} conflict-excluded, {entry.n} counted "
+        f"({entry.passes} passed)"
+    )
+
+
+def cost_reason(status: str) -> str:
+    """Why a cost per success is n/a, from its status ("" when it is not)."""
+    return COST_REASONS.get(status, "")
+
+
+def unranked_reason(entry: Any) -> str:
+    """The reason chip of an unranked entry."""
+    if entry.under_review:
+        return f"Under review: {percent(entry.infra_error_rate, 0)} infra errors"
+    if entry.n == 0:
+        return "No counted runs"
+    return "Not ranked"
+
+
+@dataclass(frozen=True)
+class PassK:
+    k: int
+    value: float
+    pass_at_k: float
+    tasks: int
+
+
+def pass_k_rows(pass_hat_k: dict | None) -> list[PassK]:
+    """The pass^k table as rows ordered by k (JSON keys are strings)."""
+    rows = [
+        PassK(int(k), row["value"], row["pass_at_k"], row["tasks"])
+        for k, row in (pass_hat_k or {}).items()
+    ]
+    return sorted(rows, key=lambda row: row.k)
+
+
+def pass_k_top(pass_hat_k: dict | None) -> PassK | None:
+    """pass^k at the largest k published (the strictest reliability figure)."""
+    rows = pass_k_rows(pass_hat_k)
+    return rows[-1] if rows else None
+
+
+def pass_k_tooltip(pass_hat_k: dict | None) -> str:
+    """Every published k with pass^k, pass@k and the tasks it is averaged over."""
+    return "; ".join(
+        f"k={row.k}: pass^k {percent(row.value)}, pass@k {percent(row.pass_at_k)}, "
+        f"{row.tasks} tasks"
+        for row in pass_k_rows(pass_hat_k)
+    )

@@ -1,0 +1,118 @@
+"""What a visitor asked of a benchmark board: the query string, parsed and made safe.
+
+Filters, the unranked toggle, the column picker and the sort, with the canonical
+query string of each (only what differs from the defaults) and the sortable headers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from urllib.parse import urlencode
+
+from django.http import QueryDict
+
+from leaderboard import sorting
+from leaderboard.sorting import SortHeader, sort_header, valid_sort
+
+
+@dataclass(frozen=True)
+class SortKey:
+    fields: tuple[str, ...]
+    # The direction a first click sorts in: the better end first.
+    descending_first: bool
+    label: str
+
+
+# Only these columns can be sorted; anything else in ?sort= is ignored.
+SORT_KEYS: dict[str, SortKey] = {
+    "rank": SortKey(("position",), False, "rank"),
+    "agent": SortKey(("harness_name", "harness_version", "model_name"), False, "agent name"),
+    "pass_rate": SortKey(("pass_rate",), True, "pass rate"),
+    "wilson_low": SortKey(("wilson_low",), True, "lower end of the interval"),
+    "wilson_high": SortKey(("wilson_high",), True, "upper end of the interval"),
+    "n": SortKey(("n",), True, "n"),
+    "cost_per_success": SortKey(("cost_per_success",), False, "cost per success"),
+    "tokens_per_success": SortKey(("tokens_per_success",), False, "tokens per success"),
+    "ttft_ms_p50": SortKey(("ttft_ms_p50",), False, "median time to first token"),
+    "duration_s_p50": SortKey(("duration_s_p50",), False, "median duration"),
+}
+
+# Optional column groups of the column picker, in display order.
+COLUMNS: dict[str, str] = {
+    "cost": "Cost",
+    "tokens": "Tokens",
+    "passk": "pass^k",
+    "latency": "Latency",
+}
+DEFAULT_COLUMNS = frozenset({"cost", "tokens"})
+MAX_FILTER_LENGTH = 100
+
+
+@dataclass(frozen=True)
+class BoardParams:
+    """What a visitor asked of a board, parsed from the query string and made safe."""
+
+    model: str = ""
+    harness: str = ""
+    show_unranked: bool = True
+    sort: str = ""
+    columns: frozenset[str] = DEFAULT_COLUMNS
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> BoardParams:
+        return cls(
+            model=query.get("model", "").strip()[:MAX_FILTER_LENGTH],
+            harness=query.get("harness", "").strip()[:MAX_FILTER_LENGTH],
+            # The filter form sends "0" then, when ticked, "1": the last value wins.
+            show_unranked=query.get("unranked", "1") != "0",
+            sort=valid_sort(query.get("sort", ""), SORT_KEYS),
+            columns=_columns(query),
+        )
+
+    @property
+    def sort_key(self) -> str:
+        return sorting.sort_key(self.sort)
+
+    def shows(self, column: str) -> bool:
+        return column in self.columns
+
+    def query_pairs(self) -> list[tuple[str, str]]:
+        """Only what differs from the defaults, in a stable order: canonical URLs."""
+        pairs = [("model", self.model), ("harness", self.harness)]
+        pairs = [(key, value) for key, value in pairs if value]
+        if not self.show_unranked:
+            pairs.append(("unranked", "0"))
+        if self.columns != DEFAULT_COLUMNS:
+            pairs += [("col", c) for c in COLUMNS if c in self.columns] or [("col", "")]
+        if self.sort:
+            pairs.append(("sort", self.sort))
+        return pairs
+
+    def querystring(self) -> str:
+        pairs = self.query_pairs()
+        return "?" + urlencode(pairs) if pairs else ""
+
+    def with_sort(self, sort: str) -> BoardParams:
+        return replace(self, sort=sort)
+
+
+def _columns(query: QueryDict) -> frozenset[str]:
+    # The form always sends an empty `col` marker, so an unticked picker is "none"
+    # rather than "the defaults".
+    if "col" not in query:
+        return DEFAULT_COLUMNS
+    return frozenset(c for c in query.getlist("col") if c in COLUMNS)
+
+
+def sort_headers(params: BoardParams) -> dict[str, SortHeader]:
+    """Each sortable header's link: the other direction when already sorted by it."""
+    return {
+        key: sort_header(
+            key,
+            current=params.sort,
+            first_descending=sort.descending_first,
+            label=sort.label,
+            href_query=lambda next_sort: params.with_sort(next_sort).querystring(),
+        )
+        for key, sort in SORT_KEYS.items()
+    }

@@ -1,0 +1,242 @@
+"""Read-side selectors for the pages: what each page reads, in a fixed number of queries.
+
+Board pages read only the current snapshot's Board and BoardEntry rows, whose every
+figure is precomputed; agent and run pages read runs, never aggregating over them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet, Value
+from django.db.models.functions import Concat
+
+from ingestion.models import Category, Harness, LanguageModel, Outcome, Run, Submission, Suite, Task
+from leaderboard.boards.display import (
+    GRID_SYMBOLS,
+    AgentProfile,
+    BoardTable,
+    GridCell,
+    GridRow,
+    group_grid,
+    run_status,
+)
+from leaderboard.boards.params import SORT_KEYS, BoardParams
+from leaderboard.boards.sql import excluded_tasks_query
+from leaderboard.models import Board, BoardEntry, BoardSnapshot
+from leaderboard.sorting import is_descending
+
+# ---------------------------------------------------------------------------------
+# Board pages
+
+
+def current_boards() -> list[Board]:
+    """The current snapshot's boards in tab order, each with its snapshot (one query).
+
+    Micro-cached for ARENA_SNAPSHOT_POLL_SECONDS: under load, most requests then make
+    no query at all, and a new snapshot shows at most that many seconds late.
+    """
+    return cache.get_or_set(
+        "current-boards",
+        lambda: list(Board.objects.current()),
+        settings.ARENA_SNAPSHOT_POLL_SECONDS,
+    )
+
+
+def pick_board(boards: list[Board], slug: str | None) -> Board | None:
+    """The board named by slug, or the headline (first) board when slug is None."""
+    if slug is None:
+        return boards[0] if boards else None
+    return next((board for board in boards if board.slug == slug), None)
+
+
+def board_table(board: Board, params: BoardParams) -> BoardTable:
+    """The board's rows as asked for: filtered and sorted in SQL, ties marked (two queries)."""
+    entries = list(_entries(board, params))
+    tied = tied_ranks(board)
+    for entry in entries:
+        entry.tied = entry.rank in tied
+    return BoardTable(
+        ranked=[e for e in entries if e.rank is not None],
+        unranked=[e for e in entries if e.rank is None],
+        total=board.entry_count,
+    )
+
+
+def _entries(board: Board, params: BoardParams) -> QuerySet[BoardEntry]:
+    entries = BoardEntry.objects.filter(board=board)
+    if params.model:
+        entries = entries.filter(model_name__icontains=params.model)
+    if params.harness:
+        # Matches "OpenHarness", "0.9" and "OpenHarness 0.9" alike.
+        agent = Concat("harness_name", Value(" "), "harness_version")
+        entries = entries.alias(harness_full=agent).filter(harness_full__icontains=params.harness)
+    if not params.show_unranked:
+        entries = entries.filter(rank__isnull=False)
+    return entries.order_by(*_ordering(params), "position")
+
+
+def _ordering(params: BoardParams) -> list:
+    if not params.sort:
+        return []
+    descending = is_descending(params.sort)
+    fields = SORT_KEYS[params.sort_key].fields
+    # Missing figures (n/a cost, no interval) go last whichever way the column sorts:
+    # the SQL form of sorting.sorted_missing_last.
+    return [F(f).desc(nulls_last=True) if descending else F(f).asc(nulls_last=True) for f in fields]
+
+
+def tied_ranks(board: Board) -> set[int]:
+    """Ranks shared by more than one entry of the whole board, filters or not."""
+    rows = (
+        BoardEntry.objects.filter(board=board, rank__isnull=False)
+        .order_by()
+        .values("rank")
+        .annotate(count=Count("id"))
+        .filter(count__gt=1)
+        .values_list("rank", flat=True)
+    )
+    return set(rows)
+
+
+def current_computed_at() -> Any:
+    snapshot = BoardSnapshot.objects.current()
+    return snapshot.computed_at if snapshot else None
+
+
+# ---------------------------------------------------------------------------------
+# Agent page
+
+
+def agent_profile(harness: Harness, model: LanguageModel) -> AgentProfile:
+    board_rows = list(
+        BoardEntry.objects.filter(board__snapshot__is_current=True, harness=harness, model=model)
+        .select_related("board")
+        .order_by("board__position")
+    )
+    _mark_ties(board_rows)
+    cells = task_grid_cells(harness, model)
+    counts = {status: 0 for status in GRID_SYMBOLS}
+    for _suite, _category, _task, cell in cells:
+        counts[cell.status] += 1
+    return AgentProfile(
+        harness=harness,
+        model=model,
+        contributors=list(harness.contributors.all()),
+        board_rows=board_rows,
+        grid=group_grid(cells),
+        status_counts=counts,
+        submissions=agent_submissions(harness, model),
+        pass_k_entry=next((row for row in board_rows if row.pass_hat_k), None),
+        runs_total=len(cells),
+    )
+
+
+def _mark_ties(rows: list[BoardEntry]) -> None:
+    """Set `tied` on entries whose rank another entry of their board shares (one query)."""
+    ranked = [row for row in rows if row.rank is not None]
+    if not ranked:
+        return
+    shared = (
+        BoardEntry.objects.filter(board__in=[row.board_id for row in ranked])
+        .exclude(pk__in=[row.pk for row in ranked])
+        .filter(rank__in=[row.rank for row in ranked])
+        .values_list("board_id", "rank")
+    )
+    tied = set(shared)
+    for row in rows:
+        row.tied = (row.board_id, row.rank) in tied
+
+
+def excluded_task_ids(harness: Harness) -> set[int]:
+    """Tasks whose runs of this harness are conflict-excluded (methodology §2.2)."""
+    if harness.minimal_baseline:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(excluded_tasks_query(), [harness.pk])
+        return {row[0] for row in cursor.fetchall()}
+
+
+def task_grid_cells(harness: Harness, model: LanguageModel) -> list[GridRow]:
+    """(suite, category, task, cell) for every run of non-withdrawn submissions, ordered."""
+    excluded = excluded_task_ids(harness)
+    runs = (
+        Run.objects.filter(harness=harness, model=model, submission__status=Submission.Status.INGESTED)
+        .order_by("task__suite__slug", "task__suite__version", "task__category__name",
+                  "task__task_id", "trial", "id")
+        .values_list("pk", "trial", "outcome", "task_id", "task__task_id",
+                     "task__suite__name", "task__suite__version", "task__category__name")
+    )  # fmt: skip
+    return [
+        (
+            f"{suite} {version}",
+            category,
+            task_code,
+            GridCell(pk, trial, run_status(outcome, task in excluded)),
+        )
+        for pk, trial, outcome, task, task_code, suite, version, category in runs
+    ]
+
+
+def agent_submissions(harness: Harness, model: LanguageModel) -> list[Submission]:
+    """The harness's submissions that hold runs of this model: counted ones and withdrawn."""
+    has_model = Exists(Run.objects.filter(submission=OuterRef("pk"), model=model))
+    statuses = [Submission.Status.INGESTED, Submission.Status.WITHDRAWN]
+    return list(Submission.objects.filter(has_model, harness=harness, status__in=statuses))
+
+
+# ---------------------------------------------------------------------------------
+# Run page
+
+VISIBLE_STATUSES = (Submission.Status.INGESTED, Submission.Status.WITHDRAWN)
+
+
+def run_for_page(pk: int) -> Run | None:
+    return (
+        Run.objects.select_related(
+            "task__suite", "task__category", "harness", "model", "submission"
+        )
+        .filter(pk=pk, submission__status__in=VISIBLE_STATUSES)
+        .first()
+    )
+
+
+def run_is_conflict_excluded(run: Run) -> bool:
+    if run.outcome == Outcome.INFRA_ERROR:
+        return False
+    return run.task_id in excluded_task_ids(run.harness)
+
+
+# ---------------------------------------------------------------------------------
+# Methodology page
+
+
+def official_suites() -> list[Suite]:
+    """Official suites with their approved tasks, categories and authors (three queries)."""
+    approved = (
+        Task.objects.filter(approved=True).select_related("category").prefetch_related("authors")
+    )
+    return list(
+        Suite.objects.filter(official=True)
+        .order_by("pk")
+        .prefetch_related(
+            Prefetch("tasks", queryset=approved.order_by("task_id"), to_attr="approved_tasks")
+        )
+    )
+
+
+def coding_categories() -> list[str]:
+    return list(
+        Category.objects.filter(coding=True).order_by("name").values_list("name", flat=True)
+    )
+
+
+def find_agent(harness: str, version: str, model: str) -> tuple[Harness, LanguageModel] | None:
+    found_harness = Harness.objects.filter(name=harness, version=version).first()
+    found_model = LanguageModel.objects.filter(name=model).first()
+    if found_harness is None or found_model is None:
+        return None
+    return found_harness, found_model

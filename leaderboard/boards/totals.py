@@ -1,0 +1,132 @@
+"""Run totals per (board, agent), read from PostgreSQL with the queries of `sql`.
+
+The GROUP BY rows are rolled up here: every rule of methodology §2 that excludes runs
+(infra errors, conflicts) applies to whole groups, and each group counts on every board
+its task belongs to. The figures themselves are computed from these totals in `compute`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django.db import connection
+from psycopg import sql
+
+from leaderboard.boards.sql import (
+    BOARD_TASKS_SQL,
+    CODING_CONDITION,
+    OFFICIAL_SUITES_SQL,
+    OVERALL_CONDITION,
+    groups_query,
+    percentiles_query,
+    suite_condition,
+)
+
+
+@dataclass
+class AgentTotals:
+    """Everything one agent's runs on one board add up to."""
+
+    runs: int = 0
+    infra_errors: int = 0
+    conflict_excluded: int = 0
+    n: int = 0
+    passes: int = 0
+    cost: Decimal = Decimal(0)
+    unpriced: int = 0
+    tokens: int = 0
+    untokened: int = 0
+    steps: int = 0
+    steps_n: int = 0
+    tool_calls: int = 0
+    tool_calls_n: int = 0
+    partial: Decimal = Decimal(0)
+    partial_n: int = 0
+    latest_submission: datetime | None = None
+    # task id -> [counted trials, passes], for pass^k
+    per_task: dict[int, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    # ttft p50, ttft p95, duration p50, duration p95
+    percentiles: tuple = (None, None, None, None)
+
+
+AgentKey = tuple[str, int, int]  # (board slug, harness id, model id)
+
+
+def board_tasks() -> dict[int, list[str]]:
+    """Task id -> the boards it counts on (approved tasks of official suites only)."""
+    boards: dict[int, list[str]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(BOARD_TASKS_SQL)
+        for task_id, suite_board, coding in cursor.fetchall():
+            boards[task_id] = ["overall", suite_board] + (["coding"] if coding else [])
+    return boards
+
+
+def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, AgentTotals]:
+    """(board, harness, model) -> totals, optionally only for some harnesses."""
+    tasks = board_tasks()
+    boards = percentile_boards()
+    restricted = harness_ids is not None
+    params = [harness_ids] if restricted else []
+    totals: dict[AgentKey, AgentTotals] = defaultdict(AgentTotals)
+    with connection.cursor() as cursor:
+        cursor.execute(groups_query(restricted=restricted), params)
+        for row in cursor.fetchall():
+            for board in tasks.get(row[2], ()):
+                _add_group(totals[(board, row[0], row[1])], row)
+        conditions = [condition for _, condition in boards]
+        cursor.execute(percentiles_query(conditions, restricted=restricted), params)
+        for harness_id, model_id, *values in cursor.fetchall():
+            _add_percentiles(totals, boards, harness_id, model_id, values)
+    return dict(totals)
+
+
+def _add_percentiles(
+    totals: dict[AgentKey, AgentTotals],
+    boards: list[tuple[str, sql.Composable]],
+    harness_id: int,
+    model_id: int,
+    values: list,
+) -> None:
+    # values hold [p50, p95] arrays, TTFT then duration, board by board.
+    for (board, _), ttft, duration in zip(boards, values[::2], values[1::2], strict=True):
+        if (board, harness_id, model_id) in totals:
+            totals[(board, harness_id, model_id)].percentiles = (
+                *(ttft or (None, None)),
+                *(duration or (None, None)),
+            )
+
+
+def percentile_boards() -> list[tuple[str, sql.Composable]]:
+    """(board slug, SQL condition on a run's task) of every board, for the percentiles."""
+    with connection.cursor() as cursor:
+        cursor.execute(OFFICIAL_SUITES_SQL)
+        suites = [(slug, suite_condition(suite_id)) for suite_id, slug in cursor.fetchall()]
+    return [("overall", OVERALL_CONDITION), ("coding", CODING_CONDITION), *suites]
+
+
+def _add_group(t: AgentTotals, row: tuple) -> None:
+    (_, _, task_id, outcome, runs, cost, priced, tokens, tokened, steps, steps_n,
+     tool_calls, tool_calls_n, partial, partial_n, submitted_at, conflicted) = row  # fmt: skip
+    t.runs += runs
+    t.latest_submission = max(filter(None, (t.latest_submission, submitted_at)))
+    if outcome == "infra_error":
+        t.infra_errors += runs
+        return
+    if conflicted:
+        t.conflict_excluded += runs
+        return
+    passes = runs if outcome == "pass" else 0
+    t.n, t.passes = t.n + runs, t.passes + passes
+    t.per_task[task_id][0] += runs
+    t.per_task[task_id][1] += passes
+    t.cost += cost or 0
+    t.unpriced += runs - priced
+    t.tokens += tokens or 0
+    t.untokened += runs - tokened
+    t.steps, t.steps_n = t.steps + (steps or 0), t.steps_n + steps_n
+    t.tool_calls, t.tool_calls_n = t.tool_calls + (tool_calls or 0), t.tool_calls_n + tool_calls_n
+    t.partial, t.partial_n = t.partial + (partial or 0), t.partial_n + partial_n

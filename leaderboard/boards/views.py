@@ -1,0 +1,174 @@
+"""Public pages: boards, agents, runs and the methodology. Thin views: parse, select, render.
+
+Board pages answer htmx requests with only the region that changed (a partial of the
+same template), so sorting and filtering work in place with JavaScript and as plain
+links and forms without it.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
+
+from leaderboard.boards import charts, display, selectors
+from leaderboard.boards.downloads import EXPORTERS, export_row
+from leaderboard.boards.params import COLUMNS, BoardParams, sort_headers
+from leaderboard.boards.snapshot_cache import snapshot_cached
+from leaderboard.methodology import stats
+from leaderboard.models import Board
+
+BOARD_TEMPLATE = "leaderboard/board.html"
+# The htmx targets a board page can ask for, each a partial of BOARD_TEMPLATE.
+BOARD_PARTIALS = {"board-page", "board-table"}
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    """The headline (overall) board."""
+    return _board_page(request, slug=None)
+
+
+@require_safe
+def board(request: HttpRequest, slug: str) -> HttpResponse:
+    return _board_page(request, slug=slug)
+
+
+def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
+    params = BoardParams.from_query(request.GET)
+    boards = selectors.current_boards()
+    current = selectors.pick_board(boards, slug)
+    if current is None and slug is not None:
+        raise Http404(f"no board {slug!r}")
+    template = _board_template(request)
+
+    def render_page() -> HttpResponse:
+        context = {"boards": boards, "board": current, "params": params}
+        if current is not None:
+            context.update(_board_context(current, params))
+        return render(request, template, context)
+
+    # Visitors who are not logged in all see the same page for a snapshot: reuse it.
+    if current is not None and not request.user.is_authenticated:
+        body = snapshot_cached(
+            snapshot_id=current.snapshot_id,
+            key=f"page {template} {request.get_full_path()}",
+            build=lambda: render_page().content,
+        )
+        response = HttpResponse(body)
+    else:
+        response = render_page()
+    if request.htmx and current is not None:
+        # The form sends every field; the address bar gets the canonical link instead.
+        response["HX-Push-Url"] = reverse("board", args=[current.slug]) + params.querystring()
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))
+    return response
+
+
+def _board_template(request: HttpRequest) -> str:
+    # A history restore after a cache miss asks for the whole page, htmx or not.
+    if not request.htmx or request.htmx.history_restore_request:
+        return BOARD_TEMPLATE
+    target = request.htmx.target if request.htmx.target in BOARD_PARTIALS else "board-table"
+    return f"{BOARD_TEMPLATE}#{target}"
+
+
+def _board_context(current: Board, params: BoardParams) -> dict:
+    table = selectors.board_table(current, params)
+    forest = charts.forest_plot(table.entries)
+    cost = charts.cost_vs_pass_rate(table.entries)
+    return {
+        "table": table,
+        "computed_at": current.snapshot.computed_at,
+        "board_url": reverse("board", args=[current.slug]),
+        "sort": sort_headers(params),
+        "columns": COLUMNS,
+        "column_count": _column_count(params),
+        "forest": forest,
+        "cost_chart": cost,
+    }
+
+
+def _column_count(params: BoardParams) -> int:
+    # #, agent, pass rate, n and badges always; latency is two columns.
+    widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2}
+    return 5 + sum(width for column, width in widths.items() if params.shows(column))
+
+
+# ---------------------------------------------------------------------------------
+# Downloads
+
+
+@require_safe
+def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    """The board as CSV or JSON, with the same filters and order as the page."""
+    if fmt not in EXPORTERS:
+        raise Http404(f"no export format {fmt!r}")
+    current = selectors.pick_board(selectors.current_boards(), slug)
+    if current is None:
+        raise Http404(f"no board {slug!r}")
+    table = selectors.board_table(current, BoardParams.from_query(request.GET))
+    rows = [export_row(entry) for entry in table.entries]
+    write, content_type = EXPORTERS[fmt]
+    response = HttpResponse(write(current, rows), content_type=f"{content_type}; charset=utf-8")
+    stamp = current.snapshot.computed_at.strftime("%Y%m%dT%H%M%SZ")
+    response["Content-Disposition"] = f'attachment; filename="arena-{current.slug}-{stamp}.{fmt}"'
+    return response
+
+
+# ---------------------------------------------------------------------------------
+# Agent, run and methodology pages
+
+
+@require_safe
+def agent(request: HttpRequest, harness: str, version: str, model: str) -> HttpResponse:
+    found = selectors.find_agent(harness, version, model)
+    if found is None:
+        raise Http404("no such agent")
+    profile = selectors.agent_profile(*found)
+    pass_k = profile.pass_k_entry.pass_hat_k if profile.pass_k_entry else None
+    context = {
+        "profile": profile,
+        "pass_k_figure": charts.pass_k_curve(pass_k) if pass_k else None,
+        "computed_at": selectors.current_computed_at(),
+    }
+    return render(request, "leaderboard/agent.html", context)
+
+
+@require_safe
+def run(request: HttpRequest, pk: int) -> HttpResponse:
+    found = selectors.run_for_page(pk)
+    if found is None:
+        raise Http404("no such run")
+    context = {
+        "run": found,
+        "conflict_excluded": selectors.run_is_conflict_excluded(found),
+        "turns": display.trajectory_turns(found.trajectory),
+        "verifier": display.verifier_facts(found.verifier),
+        "computed_at": selectors.current_computed_at(),
+    }
+    return render(request, "leaderboard/run.html", context)
+
+
+@require_safe
+def methodology(request: HttpRequest) -> HttpResponse:
+    example_low, example_high = stats.wilson_interval(7, 9)
+    context = {
+        "suites": selectors.official_suites(),
+        "coding_categories": selectors.coding_categories(),
+        "z": stats.Z,
+        "under_review_rate": stats.UNDER_REVIEW_INFRA_RATE,
+        "token_saving_ratio": stats.TOKEN_SAVING_RATIO,
+        "pass_k_max": stats.PASS_K_MAX,
+        "min_ranked_sessions": stats.MIN_RANKED_SESSIONS,
+        "example": {
+            "low": example_low,
+            "high": example_high,
+            "pass_rate": 7 / 9,
+            "infra_rate": 2 / 12,
+        },
+        "computed_at": selectors.current_computed_at(),
+    }
+    return render(request, "leaderboard/methodology.html", context)

@@ -1,0 +1,186 @@
+"""Signal-board figures of every model from many sessions (methodology §3).
+
+score_sessions makes one pass over the sessions (each summarised by `sessions`), then
+aggregates every model with numpy: Wilson intervals for proportions, cluster-robust
+ratios for steerability and bash recovery, and the net improvement rate. The signal
+board builds its slices from collect_columns and model_entry, so every published
+figure is computed here. No Django.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from leaderboard.methodology import nir
+from leaderboard.methodology.sessions import SessionSignals, summarize_session
+from leaderboard.methodology.stats import cluster_robust_ratio, wilson_interval
+
+
+@dataclass
+class SessionColumns:
+    """Per-session values as numpy columns, in session order."""
+
+    model: np.ndarray  # model code per session
+    scenario: list[str | None]
+    confirmed: np.ndarray
+    pc: np.ndarray  # 1 success, 0 failure, -1 not scored
+    turns: np.ndarray
+    effort: np.ndarray
+    episodes: np.ndarray
+    episode_score: np.ndarray
+    resolved: np.ndarray
+    calls: np.ndarray  # -1: no toolset
+    hallucinated: np.ndarray
+    shell_calls: np.ndarray
+    shell_successes: np.ndarray
+    attempts: list[list[int]]  # resolved attempts, per model code
+
+
+def score_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Model -> every signal-board figure for that model (the `signals` shape).
+
+    The net improvement rate is computed on confirmed success across all the given
+    sessions, shuffling models within scenario (closed form, §3.1).
+    """
+    names, columns = collect_columns(sessions)
+    nir_results = nir.nir_closed_form_all(
+        columns.confirmed.astype(float), columns.model, columns.scenario
+    )
+    return {
+        name: model_entry(columns, columns.model == code, code, nir_results[code])
+        for code, name in enumerate(names)
+    }
+
+
+def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], SessionColumns]:
+    codes: dict[str, int] = {}
+    rows: list[tuple] = []
+    scenarios: list[str | None] = []
+    attempts: list[list[int]] = []
+    for session in sessions:
+        summary = summarize_session(session)
+        code = codes.setdefault(summary.model, len(codes))
+        if code == len(attempts):
+            attempts.append([])
+        attempts[code].extend(a for a in summary.episode_attempts if a is not None)
+        scenarios.append(summary.scenario)
+        rows.append(_row(code, summary))
+    table = np.array(rows, dtype=float).reshape(len(rows), _ROW_WIDTH)
+    return list(codes), SessionColumns(
+        table[:, 0].astype(np.int64),
+        scenarios,
+        *(table[:, i] for i in range(1, _ROW_WIDTH)),
+        attempts,
+    )
+
+
+# Columns of a _row: the model code, then SessionColumns' numpy columns in field order.
+_ROW_WIDTH = 12
+
+
+def _row(code: int, s: SessionSignals) -> tuple:
+    pc = -1 if s.praise_complaint is None else int(s.praise_complaint)
+    calls, hallucinated = s.tool_calls if s.tool_calls is not None else (-1, 0)
+    resolved = sum(1 for a in s.episode_attempts if a is not None)
+    return (
+        code,
+        s.confirmed,
+        pc,
+        s.assistant_turns,
+        s.effort,
+        len(s.episode_attempts),
+        s.episode_score_total,
+        resolved,
+        calls,
+        hallucinated,
+        s.shell_calls,
+        s.shell_successes,
+    )
+
+
+def model_entry(
+    c: SessionColumns, mask: np.ndarray, code: int, nir_result: nir.NirResult
+) -> dict[str, Any]:
+    return {
+        "sessions": int(mask.sum()),
+        "confirmed_success": _proportion(int(c.confirmed[mask].sum()), int(mask.sum())),
+        "praise_complaint": _praise_complaint(c.pc[mask]),
+        "steerability": _steerability(c.effort[mask], c.turns[mask]),
+        "bash_recovery": _bash_recovery(c, mask, c.attempts[code]),
+        "tool_hallucination": _hallucination(c.calls[mask], c.hallucinated[mask]),
+        "shell_success": _shell_success(c.shell_calls[mask], c.shell_successes[mask]),
+        "net_improvement": nir_result.as_dict(),
+    }
+
+
+def _proportion(successes: int, n: int) -> dict[str, Any]:
+    low, high = wilson_interval(successes, n)
+    return {"value": successes / n if n else None, "low": low, "high": high, "n": n}
+
+
+def _praise_complaint(pc: np.ndarray) -> dict[str, Any]:
+    scored = pc >= 0
+    return _proportion(int(pc[scored].sum()), int(scored.sum()))
+
+
+def _steerability(effort: np.ndarray, turns: np.ndarray) -> dict[str, Any]:
+    # As for bash recovery, every session is a cluster, even one without an assistant
+    # turn (the reference data has none, so this is for consistency).
+    mean, low, high = cluster_robust_ratio(effort, turns)
+    return {
+        # The score is 1 - mean/3, so the ends of the effort interval swap.
+        "value": None if mean is None else 1 - mean / 3,
+        "low": None if high is None else 1 - high / 3,
+        "high": None if low is None else 1 - low / 3,
+        "mean_effort": mean,
+        "turns": int(turns.sum()),
+    }
+
+
+def _bash_recovery(c: SessionColumns, mask: np.ndarray, attempts: list[int]) -> dict[str, Any]:
+    episodes = c.episodes[mask]
+    # Every session of the model is a cluster, including those without an episode
+    # (y = m = 0: they add nothing to the sums but count in n/(n-1)). The reference
+    # numbers in tests/data/expected.json confirm this reading; clustering only the
+    # sessions with an episode gives intervals about 3e-4 wider.
+    value, low, high = cluster_robust_ratio(c.episode_score[mask], episodes)
+    total = int(episodes.sum())
+    return {
+        "value": value,
+        "low": low,
+        "high": high,
+        "episodes": total,
+        "recovery_rate": float(c.resolved[mask].sum()) / total if total else None,
+        # Median over resolved episodes: a failed episode has no attempt count.
+        "median_attempts": statistics.median(attempts) if attempts else None,
+    }
+
+
+def _hallucination(calls: np.ndarray, hallucinated: np.ndarray) -> dict[str, Any]:
+    scored = calls >= 0
+    total = int(calls[scored].sum())
+    bad = int(hallucinated[scored].sum())
+    low, high = wilson_interval(bad, total)
+    return {
+        "value": bad / total if total else None,
+        "low": low,
+        "high": high,
+        "calls": total,
+    }
+
+
+def _shell_success(calls: np.ndarray, successes: np.ndarray) -> dict[str, Any]:
+    total = int(calls.sum())
+    ok = int(successes.sum())
+    low, high = wilson_interval(ok, total)
+    return {
+        "value": ok / total if total else None,
+        "low": low,
+        "high": high,
+        "calls": total,
+    }

@@ -1,0 +1,213 @@
+"""Each session's own contribution to the signal boards (methodology §3), on plain dicts.
+
+A session is one line of sessions.jsonl as a dict: session_id, model, scenario,
+confirmation, toolset, turns[] (role, text, label, tool_calls[{tool, arguments,
+exit_code}]). Each function here returns one session's contribution to one signal, and
+summarize_session all of them at once; `session_scores` aggregates them per model.
+No Django here: the signal board, tests and benchmarks share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.methodology.labeller import COMPLAINT, CORRECTION, PRAISE, turn_labels
+from leaderboard.methodology.shell import bash_episodes, episode_score, session_shell_calls
+
+# Steering efforts (methodology §3, signal 3).
+EFFORT_NONE, EFFORT_LOW, EFFORT_HIGH = 0, 1, 3
+
+
+# --- labels -------------------------------------------------------------------------
+
+
+def session_labels(session: Mapping[str, Any]) -> list[str | None]:
+    """Effective label of every turn (None for non-user turns and unlabelled ones)."""
+    return [None if lab is None else lab[0] for lab in turn_labels(_turns(session))]
+
+
+def _turns(session: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return session.get("turns") or []
+
+
+# --- 1. confirmed success --------------------------------------------------------------
+
+
+def session_confirmed(session: Mapping[str, Any]) -> bool:
+    """Only the explicit "yes" to "Did this complete your task?" counts (§3, signal 1)."""
+    return session.get("confirmation") == "yes"
+
+
+# --- 2. praise vs complaint ------------------------------------------------------------
+
+
+def session_praise_complaint(
+    session: Mapping[str, Any], labels: Sequence[str | None] | None = None
+) -> bool | None:
+    """True when praise turns outnumber complaints, False when fewer, None when equal.
+
+    None means "not scored", which includes the common case of no sentiment at all.
+    """
+    labels = session_labels(session) if labels is None else labels
+    praise = sum(1 for lab in labels if lab == PRAISE)
+    complaints = sum(1 for lab in labels if lab == COMPLAINT)
+    if praise == complaints:
+        return None
+    return praise > complaints
+
+
+# --- 3. steerability -------------------------------------------------------------------
+
+
+def session_steering_efforts(
+    session: Mapping[str, Any], labels: Sequence[str | None] | None = None
+) -> list[int]:
+    """Steering effort (0, 1 or 3) of each assistant turn, in order."""
+    labels = session_labels(session) if labels is None else labels
+    # corrected[i]: the first user turn after assistant turn i is a correction.
+    corrected: list[bool] = []
+    awaiting_first_user = False
+    for turn, label in zip(_turns(session), labels, strict=True):
+        role = turn.get("role")
+        if role == "assistant":
+            corrected.append(False)
+            awaiting_first_user = True
+        elif role == "user" and awaiting_first_user:
+            # Only the first user turn after an assistant turn judges it.
+            corrected[-1] = label == CORRECTION
+            awaiting_first_user = False
+    return [_effort(corrected, i) for i in range(len(corrected))]
+
+
+def _effort(corrected: list[bool], i: int) -> int:
+    if not corrected[i]:
+        return EFFORT_NONE
+    # No next assistant turn: nothing shows whether the correction landed, so it is
+    # low, never counted as a repeat.
+    if i + 1 == len(corrected):
+        return EFFORT_LOW
+    return EFFORT_HIGH if corrected[i + 1] else EFFORT_LOW
+
+
+# --- 5. tool hallucinations ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ToolSpec:
+    properties: frozenset[str] | None  # None: argument names are not checked
+    required: frozenset[str]
+
+
+def _tool_specs(toolset: Sequence[Any]) -> dict[str, _ToolSpec]:
+    specs: dict[str, _ToolSpec] = {}
+    for entry in toolset:
+        if isinstance(entry, str):
+            specs[entry] = _ToolSpec(None, frozenset())
+        elif isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            specs[entry["name"]] = _spec_from_parameters(entry.get("parameters"))
+    return specs
+
+
+def _spec_from_parameters(parameters: Any) -> _ToolSpec:
+    if not isinstance(parameters, dict):
+        return _ToolSpec(None, frozenset())
+    properties = parameters.get("properties")
+    required = parameters.get("required") or ()
+    # A schema without `properties` says nothing about argument names, so only a
+    # given `properties` makes an unknown argument a hallucination.
+    names = frozenset(properties) if isinstance(properties, dict) else None
+    return _ToolSpec(names, frozenset(r for r in required if isinstance(r, str)))
+
+
+def _is_hallucinated(call: Mapping[str, Any], specs: dict[str, _ToolSpec]) -> bool:
+    spec = specs.get(call.get("tool"))
+    if spec is None:
+        return True
+    arguments = call.get("arguments")
+    given = arguments.keys() if isinstance(arguments, dict) else ()
+    if spec.properties is not None and any(a not in spec.properties for a in given):
+        return True
+    return not spec.required.issubset(given)
+
+
+def session_tool_calls(session: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(tool calls, hallucinated calls) over assistant turns; None without a toolset.
+
+    An empty toolset list is a declared toolset with no tools: every call in it is
+    hallucinated. Only a null or missing toolset leaves the session unscored.
+    """
+    toolset = session.get("toolset")
+    if toolset is None:
+        return None
+    specs = _tool_specs(toolset)
+    calls = hallucinated = 0
+    for turn in _turns(session):
+        if turn.get("role") != "assistant":
+            continue
+        for call in turn.get("tool_calls") or ():
+            calls += 1
+            hallucinated += _is_hallucinated(call, specs)
+    return calls, hallucinated
+
+
+# --- one session, every signal ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionSignals:
+    """Everything one session contributes to the signal boards."""
+
+    model: str
+    scenario: str | None
+    confirmed: bool
+    praise_complaint: bool | None
+    assistant_turns: int
+    effort: int
+    episode_attempts: tuple[int | None, ...]
+    tool_calls: tuple[int, int] | None
+    shell_calls: int = 0
+    shell_successes: int = 0
+
+    @property
+    def episode_score_total(self) -> float:
+        return sum(episode_score(a) for a in self.episode_attempts)
+
+    def capability_outcomes(self) -> dict[str, float | None]:
+        """The session's own value of each capability signal (§3.1 capability slice);
+        None where the signal is not defined for this session."""
+        episodes = len(self.episode_attempts)
+        calls = self.tool_calls
+        return {
+            "confirmed_success": float(self.confirmed),
+            "praise_complaint": None
+            if self.praise_complaint is None
+            else float(self.praise_complaint),
+            "steerability": 1 - self.effort / (3 * self.assistant_turns)
+            if self.assistant_turns
+            else None,
+            "bash_recovery": self.episode_score_total / episodes if episodes else None,
+            "shell_success": self.shell_successes / self.shell_calls if self.shell_calls else None,
+            "tool_validity": 1 - calls[1] / calls[0] if calls and calls[0] else None,
+        }
+
+
+def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
+    """Every per-session signal value, labelling the session's turns once."""
+    labels = session_labels(session)
+    efforts = session_steering_efforts(session, labels)
+    # One pass over the shell calls serves both bash recovery and the success rate.
+    shell_calls = session_shell_calls(session)
+    return SessionSignals(
+        model=session["model"],
+        scenario=session.get("scenario"),
+        confirmed=session_confirmed(session),
+        praise_complaint=session_praise_complaint(session, labels),
+        assistant_turns=len(efforts),
+        effort=sum(efforts),
+        episode_attempts=tuple(bash_episodes(shell_calls)),
+        tool_calls=session_tool_calls(session),
+        shell_calls=len(shell_calls),
+        shell_successes=sum(1 for _, exit_code in shell_calls if exit_code == 0),
+    )

@@ -1,0 +1,65 @@
+"""The Under Review list: entries over the infra-error allowance, with their errors by kind."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from leaderboard.models import BoardEntry, UnderReviewEntry
+
+# One aggregate over the runs of the listed agents: infra errors by kind, per
+# (harness, model, suite, coding, submission), rolled up per board in Python.
+INFRA_ERRORS_SQL = """
+    SELECT r.harness_id, r.model_id, s.slug || '-' || s.version, c.coding,
+           r.submission_id, r.infra_error, count(*)
+    FROM ingestion_run r
+    JOIN ingestion_submission sub ON sub.id = r.submission_id AND sub.status = 'ingested'
+    JOIN ingestion_task t ON t.id = r.task_id
+    JOIN ingestion_suite s ON s.id = t.suite_id
+    JOIN ingestion_category c ON c.id = t.category_id
+    WHERE r.outcome = 'infra_error' AND t.approved AND s.official
+          AND (r.harness_id, r.model_id) IN (SELECT * FROM unnest(%s::bigint[], %s::bigint[]))
+    GROUP BY 1, 2, 3, 4, 5, 6
+"""
+
+
+@dataclass
+class InfraErrors:
+    by_kind: dict[str, int]
+    by_submission: dict[int, int]
+
+
+def under_review_queryset() -> QuerySet[UnderReviewEntry]:
+    return UnderReviewEntry.objects.filter(
+        board__snapshot__is_current=True, under_review=True
+    ).select_related("board")
+
+
+def infra_errors_attach(entries: list[BoardEntry]) -> None:
+    """Set `.infra` on each entry: its board's infra-error runs by kind and by submission."""
+    found = _infra_errors(sorted({(e.harness_id, e.model_id) for e in entries}))
+    for entry in entries:
+        errors = found.get((entry.board.slug, entry.harness_id, entry.model_id))
+        entry.infra = InfraErrors(
+            dict(sorted(errors.by_kind.items())) if errors else {},
+            dict(sorted(errors.by_submission.items())) if errors else {},
+        )
+
+
+def _infra_errors(agents: list[tuple[int, int]]) -> dict[tuple[str, int, int], InfraErrors]:
+    found: dict[tuple[str, int, int], InfraErrors] = defaultdict(
+        lambda: InfraErrors(defaultdict(int), defaultdict(int))
+    )
+    if not agents:
+        return found
+    with connection.cursor() as cursor:
+        cursor.execute(INFRA_ERRORS_SQL, [[a[0] for a in agents], [a[1] for a in agents]])
+        for harness_id, model_id, suite_board, coding, submission_id, kind, runs in cursor:
+            for board in ["overall", suite_board] + (["coding"] if coding else []):
+                errors = found[(board, harness_id, model_id)]
+                errors.by_kind[kind] += runs
+                errors.by_submission[submission_id] += runs
+    return found

@@ -1,0 +1,15 @@
+"""Listens to ingestion's "evidence changed" announcement (connected in apps.ready)."""
+
+from __future__ import annotations
+
+from django.dispatch import receiver
+
+from ingestion.evidence import evidence_changed
+from leaderboard.recompute.requests import recompute_boards_soon
+
+
+@receiver(evidence_changed, dispatch_uid="leaderboard.recompute.evidence_changed")
+def evidence_changed_received(
+    sender: str, *, harness_ids: list[int] | None, sessions: bool, **kwargs: object
+) -> None:
+    recompute_boards_soon(harness_ids=harness_ids, sessions=sessions)

@@ -1,0 +1,159 @@
+"""Recomputing the boards into a new snapshot, swapped in atomically.
+
+Only the recompute room calls this (see leaderboard.recompute). A full recompute
+reads every run and session. After an ingest, withdrawal or conflict
+decision only the harnesses concerned can have changed, so the incremental path
+recomputes their rows and carries every other agent's figures over from the current
+snapshot; ranks and Token Saving badges, which depend on the whole board, are always
+redone. The signal board is recomputed only when sessions changed, else carried over.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.db import connection, transaction
+from django.utils import timezone
+from psycopg import sql
+
+from ingestion.models import Harness, LanguageModel, Suite
+from leaderboard.boards.compute import AgentName, finish_boards, fresh_entries
+from leaderboard.boards.totals import agent_totals
+from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
+from leaderboard.signalboard.labels import turns_label_pending
+from leaderboard.signalboard.snapshot import signals_carry_over, signals_snapshot_write
+
+# Older snapshots are kept for a while (a reader may still be on one), then deleted.
+SNAPSHOTS_KEPT = 3
+# Serialises recomputes across processes: two at once would each swap in a snapshot
+# missing the other's changes.
+RECOMPUTE_LOCK = 7_201_001
+# Sorting inside the percentile aggregates should stay in memory.
+RECOMPUTE_WORK_MEM = "128MB"
+
+ENTRY_FIELDS = (
+    "rank", "harness_version", "minimal_baseline", "runs", "n", "passes", "pass_rate",
+    "wilson_low", "wilson_high", "infra_errors", "infra_error_rate", "under_review",
+    "conflict_excluded", "cost_per_success", "cost_per_success_status", "tokens_per_success",
+    "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50",
+    "duration_s_p95", "mean_steps", "mean_tool_calls", "latest_submission_at",
+)  # fmt: skip
+
+
+def board_definitions() -> list[tuple[str, str]]:
+    """(slug, title) of every benchmark board, in the order the tabs show them."""
+    suites = Suite.objects.filter(official=True).order_by("pk")
+    return [("overall", "Overall"), ("coding", "Coding")] + [
+        (s.board_slug, f"{s.name} {s.version}") for s in suites
+    ]
+
+
+def agent_names(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], AgentName]:
+    """Names of the (harness id, model id) agents that have figures: two queries."""
+    harnesses = Harness.objects.in_bulk({harness_id for harness_id, _ in pairs})
+    models = LanguageModel.objects.in_bulk({model_id for _, model_id in pairs})
+    return {
+        (h, m): AgentName(
+            harnesses[h].name, harnesses[h].version, models[m].name, harnesses[h].minimal_baseline
+        )
+        for h, m in pairs
+    }
+
+
+@transaction.atomic
+def boards_recompute(
+    *, harness_ids: list[int] | None = None, signals: bool = False
+) -> BoardSnapshot:
+    """Compute the boards and make the result the current snapshot.
+
+    With `harness_ids`, only those harnesses' runs are read again (see module doc), and
+    the signal board is carried over unless `signals` says sessions changed. A full
+    recompute (no `harness_ids`) recomputes the signal board too.
+    """
+    started = time.monotonic()
+    _prepare_session()
+    current = BoardSnapshot.objects.current()
+    if current is None:
+        harness_ids = None  # nothing to carry over
+    totals = agent_totals(harness_ids=harness_ids)
+    by_board = fresh_entries(totals, agent_names({(h, m) for _, h, m in totals}))
+    if harness_ids is not None:
+        _carry_over(current, set(harness_ids), by_board)
+    boards = finish_boards(by_board)
+    snapshot = BoardSnapshot.objects.create(computed_at=timezone.now())
+    for position, (slug, title) in enumerate(board_definitions()):
+        _board_write(snapshot, slug, title, position, boards.get(slug, []))
+    if harness_ids is None or signals:
+        turns_label_pending()
+        signals_snapshot_write(snapshot)
+    else:
+        signals_carry_over(current, snapshot)
+    snapshot.runs_total = sum(e["runs"] for e in boards.get("overall", []))
+    snapshot.duration_ms = int((time.monotonic() - started) * 1000)
+    snapshot.save(update_fields=["runs_total", "sessions_total", "duration_ms"])
+    _snapshot_swap(snapshot)
+    BoardState.objects.update_or_create(pk=1, defaults={"computed_at": snapshot.computed_at})
+    return snapshot
+
+
+def _prepare_session() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_LOCK])
+        cursor.execute(sql.SQL("SET LOCAL work_mem = {}").format(sql.Literal(RECOMPUTE_WORK_MEM)))
+        # Fresh statistics on the small tables keep the planner from nested-looping
+        # over the runs table when a status filter is misestimated.
+        cursor.execute("ANALYZE ingestion_submission, ingestion_harness")
+
+
+def _carry_over(
+    current: BoardSnapshot, recomputed: set[int], by_board: dict[str, list[dict]]
+) -> None:
+    """Add the current snapshot's entries of every harness that was not recomputed."""
+    kept = BoardEntry.objects.filter(board__snapshot=current).exclude(harness_id__in=recomputed)
+    for row in kept.select_related("board"):
+        by_board[row.board.slug].append(_entry_from_row(row))
+
+
+def _entry_from_row(row: BoardEntry) -> dict:
+    entry = {f: getattr(row, f) for f in ENTRY_FIELDS}
+    entry.update(
+        harness=row.harness_name,
+        model=row.model_name,
+        harness_id=row.harness_id,
+        model_id=row.model_id,
+    )
+    return entry
+
+
+def _board_write(
+    snapshot: BoardSnapshot, slug: str, title: str, position: int, entries: list[dict]
+) -> None:
+    board = Board.objects.create(
+        snapshot=snapshot, slug=slug, title=title, position=position, entry_count=len(entries)
+    )
+    BoardEntry.objects.bulk_create(
+        [_entry_row(board, position, entry) for position, entry in enumerate(entries)],
+        batch_size=1000,
+    )
+
+
+def _entry_row(board: Board, position: int, entry: dict) -> BoardEntry:
+    return BoardEntry(
+        board=board,
+        position=position,
+        harness_id=entry["harness_id"],
+        model_id=entry["model_id"],
+        harness_name=entry["harness"],
+        model_name=entry["model"],
+        token_saving_ratio=entry["token_saving"]["ratio"],
+        token_saving_awarded=entry["token_saving"]["awarded"],
+        **{f: entry[f] for f in ENTRY_FIELDS},
+    )
+
+
+def _snapshot_swap(snapshot: BoardSnapshot) -> None:
+    BoardSnapshot.objects.filter(is_current=True).update(is_current=False)
+    BoardSnapshot.objects.filter(pk=snapshot.pk).update(is_current=True)
+    snapshot.is_current = True
+    older = BoardSnapshot.objects.order_by("-computed_at", "-pk").values_list("pk", flat=True)
+    BoardSnapshot.objects.filter(pk__in=list(older[SNAPSHOTS_KEPT:])).delete()

@@ -1,0 +1,14 @@
+"""The signal board room: models ranked from real user sessions (methodology §3).
+
+* `slices`: the composite board, scenario and capability slices and their names.
+* `labels`: the extractor's labels for user turns that arrived without one.
+* `loading`: counted sessions streamed from PostgreSQL as plain dicts.
+* `compute`: every slice scored and ranked into SignalEntry rows.
+* `snapshot`: those rows written into a board snapshot, or carried over.
+* `selectors`, `params`, `tables`, `formatting`, `views`, `api`: the Signals page and
+  `GET /api/v1/signals/`.
+
+Figures come from leaderboard.methodology only. This room never imports the benchmark
+boards (leaderboard.boards); what both need is in the shared modules
+(leaderboard.sorting, leaderboard.exports, leaderboard.formatting, leaderboard.terms).
+"""

@@ -1,0 +1,83 @@
+"""Labelling the user turns that arrived without a label, before the signal boards read them.
+
+Ingestion stores a bundle's own label (source "bundle") and leaves every other user
+turn without a source. Here the methodology's labeller decides the rest: it reads each
+session that still has unlabelled user turns (user and assistant turns, in order, since
+a reply to the assistant's question reads differently), and the turns it labels are
+written back with source "extractor", once. Which label wins (a bundle's over the
+extractor's) is decided in one place, `methodology.labeller.turn_labels`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import groupby
+from typing import Any
+
+from django.db import connection
+
+from leaderboard.methodology.labeller import SOURCE_EXTRACTOR, turn_labels
+
+SESSIONS_PER_BATCH = 2000
+
+_PENDING_SESSIONS_SQL = """
+    SELECT DISTINCT session_id FROM ingestion_turn
+    WHERE role = 'user' AND label_source = ''
+    ORDER BY session_id
+"""
+_TURNS_SQL = """
+    SELECT session_id, id, role, text, label, label_source FROM ingestion_turn
+    WHERE session_id = ANY(%s) AND role IN ('user', 'assistant')
+    ORDER BY session_id, position
+"""
+_UPDATE_SQL = """
+    UPDATE ingestion_turn t SET label = v.label, label_source = %s
+    FROM unnest(%s::bigint[], %s::text[]) AS v(id, label)
+    WHERE t.id = v.id
+"""
+
+
+def turns_label_pending() -> int:
+    """Label every user turn that has no label source yet; return how many were labelled."""
+    labelled = 0
+    for session_ids in _pending_batches():
+        ids, labels = _labels_for(session_ids)
+        if ids:
+            with connection.cursor() as cursor:
+                cursor.execute(_UPDATE_SQL, [SOURCE_EXTRACTOR, ids, labels])
+        labelled += len(ids)
+    return labelled
+
+
+def _pending_batches() -> Iterator[list[int]]:
+    with connection.cursor() as cursor:
+        cursor.execute(_PENDING_SESSIONS_SQL)
+        pending = [row[0] for row in cursor.fetchall()]
+    for start in range(0, len(pending), SESSIONS_PER_BATCH):
+        yield pending[start : start + SESSIONS_PER_BATCH]
+
+
+def _labels_for(session_ids: list[int]) -> tuple[list[int], list[str]]:
+    """(turn ids, labels) the extractor gives the unlabelled user turns of these sessions."""
+    with connection.cursor() as cursor:
+        cursor.execute(_TURNS_SQL, [session_ids])
+        rows = cursor.fetchall()
+    ids: list[int] = []
+    labels: list[str] = []
+    for _, session_rows in groupby(rows, key=lambda row: row[0]):
+        session_rows = list(session_rows)
+        decided = turn_labels([_turn(row) for row in session_rows])
+        for row, label in zip(session_rows, decided, strict=True):
+            if label is not None and label[1] == SOURCE_EXTRACTOR:
+                ids.append(row[1])
+                labels.append(label[0] or "")
+    return ids, labels
+
+
+def _turn(row: tuple) -> dict[str, Any]:
+    """A stored turn as the labeller reads it: a turn with a source carries its label."""
+    _, _, role, text, label, source = row
+    turn: dict[str, Any] = {"role": role, "text": text}
+    if source:
+        turn["label"] = label or None
+    return turn

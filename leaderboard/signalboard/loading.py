@@ -1,0 +1,131 @@
+"""Counted sessions streamed out of PostgreSQL as the plain dicts the methodology scores.
+
+Three server-side cursors (sessions, turns, tool calls, each ordered by session) are
+merged here, so memory holds one fetch of each, never the whole table. The queries are
+composed with psycopg.sql; the values (status, scenario) are always parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+from django.db import connection
+from psycopg import sql
+
+from ingestion.models import Submission
+
+# Rows per FETCH from each server-side cursor: large enough that round trips are a
+# small share of the time, small enough that memory stays flat whatever the data size.
+FETCH_ROWS = 5_000
+
+# Sessions of counted submissions only: withdrawn (and unfinished) evidence never scores.
+_COUNTED = sql.SQL("""
+    JOIN ingestion_submission sub ON sub.id = s.submission_id
+    WHERE sub.status = %(status)s {scenario}
+""")
+_ONE_SCENARIO = sql.SQL("AND s.scenario = %(scenario)s")
+_SESSIONS_SQL = sql.SQL("""
+    SELECT s.id, m.name, NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), s.toolset
+    FROM ingestion_session s
+    JOIN ingestion_languagemodel m ON m.id = s.model_id
+    {counted}
+    ORDER BY s.id
+""")
+_TURNS_SQL = sql.SQL("""
+    SELECT t.session_id, t.position, t.role, NULLIF(t.label, ''), {text}
+    FROM ingestion_turn t
+    JOIN ingestion_session s ON s.id = t.session_id
+    {counted}
+    ORDER BY t.session_id, t.position
+""")
+_CALLS_SQL = sql.SQL("""
+    SELECT t.session_id, t.position, c.tool, c.arguments, c.exit_code
+    FROM ingestion_toolcall c
+    JOIN ingestion_turn t ON t.id = c.turn_id
+    JOIN ingestion_session s ON s.id = t.session_id
+    {counted}
+    ORDER BY t.session_id, t.position, c.position
+""")
+
+# Django hands jsonb columns over as text; msgspec decodes them several times faster
+# than the json module.
+_decode_json = msgspec.json.decode
+
+
+def load_sessions(
+    *, scenario: str | None = None, with_text: bool = True
+) -> Iterator[dict[str, Any]]:
+    """Every session of a counted submission (of one scenario, if given), in id order,
+    as leaderboard.methodology.sessions expects it.
+
+    Every user turn carries its stored label (None for "none of them"): a bundle's own,
+    or the extractor's (signalboard.labels runs before the board is computed), so
+    nothing is labelled twice. Iterate inside a transaction for true streaming; in
+    autocommit PostgreSQL materialises the (WITH HOLD) cursors before the first row.
+
+    with_text=False leaves turn texts in the database: scoring never reads them once
+    every user turn is labelled, and they are most of the bytes.
+    """
+    params = {"status": Submission.Status.INGESTED, "scenario": scenario}
+    counted = _COUNTED.format(scenario=_ONE_SCENARIO if scenario else sql.SQL(""))
+    text = sql.SQL("t.text") if with_text else sql.SQL("NULL")
+    sessions = _stream(_SESSIONS_SQL.format(counted=counted), params)
+    turns = _Children(_stream(_TURNS_SQL.format(counted=counted, text=text), params))
+    calls = _Children(_stream(_CALLS_SQL.format(counted=counted), params))
+    for session_id, model, session_scenario, confirmation, toolset in sessions:
+        yield {
+            "model": model,
+            "scenario": session_scenario,
+            "confirmation": confirmation,
+            "toolset": None if toolset is None else _decode_json(toolset),
+            "turns": _turns(turns.take(session_id), calls.take(session_id)),
+        }
+
+
+def _turns(turn_rows: list[tuple], call_rows: list[tuple]) -> list[dict[str, Any]]:
+    """One session's turns with their tool calls (rows without the session id)."""
+    calls_at: dict[int, list[dict[str, Any]]] = {}
+    for position, tool, arguments, exit_code in call_rows:
+        call = {"tool": tool, "arguments": _decode_json(arguments), "exit_code": exit_code}
+        calls_at.setdefault(position, []).append(call)
+    return [
+        {"role": role, "text": text, "label": label, "tool_calls": calls_at.get(position, [])}
+        for position, role, label, text in turn_rows
+    ]
+
+
+def _stream(query: sql.Composable, params: dict[str, Any]) -> Iterator[tuple]:
+    """Rows of one query through a server-side cursor, FETCH_ROWS at a time."""
+    cursor = connection.chunked_cursor()
+    try:
+        cursor.execute(query, params)
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            yield from rows
+    finally:
+        cursor.close()
+
+
+class _Children:
+    """Rows of a child query ordered by session id, handed out session by session.
+
+    Each row starts with its session id. The three queries are separate statements,
+    so a child whose session the session query did not see (one committed in between)
+    is skipped rather than stalling the merge.
+    """
+
+    def __init__(self, rows: Iterator[tuple]) -> None:
+        self._rows = rows
+        self._head: tuple | None = next(rows, None)
+
+    def take(self, session_id: int) -> list[tuple]:
+        head, rows = self._head, self._rows
+        while head is not None and head[0] < session_id:
+            head = next(rows, None)
+        taken = []
+        while head is not None and head[0] == session_id:
+            taken.append(head[1:])
+            head = next(rows, None)
+        self._head = head
+        return taken

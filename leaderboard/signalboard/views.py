@@ -1,0 +1,102 @@
+"""The Signals page: models ranked by what happens in real user sessions.
+
+Three views of the current snapshot's SignalEntry rows: the composite table, and two
+small-multiples grids (model × scenario, model × capability). Switching views and
+sorting answer htmx requests with the `signals-table` partial only; every link is a
+real URL too, so the page works without JavaScript.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
+
+from leaderboard.methodology import stats
+from leaderboard.models import SignalEntry
+from leaderboard.signalboard.formatting import SIGNAL_LABELS
+from leaderboard.signalboard.params import (
+    GRID_SIGNALS,
+    VIEW_KINDS,
+    VIEWS,
+    SignalParams,
+    sort_headers,
+)
+from leaderboard.signalboard.selectors import current_signal_entries
+from leaderboard.signalboard.slices import COMPOSITE_SCOPE, SliceKind
+from leaderboard.signalboard.tables import composite_table, grid_columns, grid_rows
+from leaderboard.terms import ATTRIBUTION, DATA_TERMS
+
+TEMPLATE = "leaderboard/signals.html"
+
+
+@require_safe
+def signals(request: HttpRequest) -> HttpResponse:
+    params = SignalParams.from_query(request.GET)
+    kinds = [SliceKind.COMPOSITE, VIEW_KINDS[params.view]]
+    selection = current_signal_entries(kinds=kinds)
+    context = {
+        "params": params,
+        "computed_at": selection.computed_at,
+        "sessions_total": selection.sessions_total,
+        "signals_url": reverse("signals"),
+        "views": _view_links(params),
+        "min_sessions": stats.MIN_RANKED_SESSIONS,
+        "data_terms": DATA_TERMS,
+        "attribution": ATTRIBUTION,
+        **_view_context(selection.entries, params),
+    }
+    template = TEMPLATE
+    if request.htmx and not request.htmx.history_restore_request:
+        template = f"{TEMPLATE}#signals-table"
+    response = render(request, template, context)
+    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
+    return response
+
+
+def _view_links(params: SignalParams) -> list[dict[str, Any]]:
+    return [
+        {
+            "label": label,
+            "href": params.querystring(view=view, sort=""),
+            "current": view == params.view,
+        }
+        for view, label in VIEWS.items()
+    ]
+
+
+def _view_context(entries: list[SignalEntry], params: SignalParams) -> dict[str, Any]:
+    if params.view == "composite":
+        composite = [e for e in entries if e.scope == COMPOSITE_SCOPE]
+        labels = {"rank": "rank", "model": "model", "sessions": "sessions", **SIGNAL_LABELS}
+        return {
+            "table": composite_table(composite, params),
+            "has_entries": bool(composite),
+            "sort": sort_headers(params, labels),
+        }
+    columns = grid_columns(params)
+    labels = {"rank": "composite rank", "model": "model", "sessions": "sessions"}
+    labels.update({column.key: column.label for column in columns})
+    headers = sort_headers(params, labels)
+    return {
+        "columns": [(column, headers[column.key]) for column in columns],
+        "rows": grid_rows(entries, columns, params),
+        "has_entries": bool(entries),
+        "sort": headers,
+        "signal_links": _signal_links(params) if params.view == "scenario" else [],
+    }
+
+
+def _signal_links(params: SignalParams) -> list[dict[str, Any]]:
+    return [
+        {
+            "label": SIGNAL_LABELS[signal],
+            "href": params.querystring(signal=signal),
+            "current": signal == params.signal,
+        }
+        for signal in GRID_SIGNALS
+    ]

@@ -1,0 +1,194 @@
+"""Native results as Harbor and τ-bench write them, and a reader of converted bundles.
+
+Shared by the importer tests and by the command and API tests of native uploads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ingestion.bundles import BundleLimits, open_bundle
+from ingestion.importers import convert_harbor, convert_tau_bench
+
+HARNESS = {"name": "Terminus", "version": "2.0.0", "contributors": ["mira.chen"]}
+TB = {"suite": "terminal-bench", "suite_version": "4.0.0"}
+
+# ------------------------------------------------------------------ builders
+
+
+def trial_result(
+    task: str = "fix-git",
+    trial_name: str | None = None,
+    *,
+    reward: float | None = 1.0,
+    exception: str | None = None,
+    model: str | None = "claude-sonnet-4-5",
+    provider: str = "anthropic",
+    tokens: tuple[int, int, int] | None = (48211, 5120, 30000),
+    cost: float | None = 0.0123,
+) -> dict[str, Any]:
+    """A Harbor TrialResult as `model_dump_json` writes it (the fields we read, and
+    the neighbours they really have)."""
+    trial_name = trial_name or f"{task}__Ab3dE7x"
+    timing = lambda start, end: {  # noqa: E731
+        "started_at": f"2025-11-04T18:{start}.123456Z",
+        "finished_at": f"2025-11-04T18:{end}.654321Z",
+    }
+    return {
+        "id": "0f8e6c1e-6f3b-4d4e-9a57-3c1fb0c1e7aa",
+        "task_name": task,
+        "trial_name": trial_name,
+        "trial_uri": f"file:///jobs/2025-11-04__18-00-00/{trial_name}",
+        "task_id": {"path": f"tasks/{task}"},
+        "source": "terminal-bench",
+        "task_checksum": "9c1b8a2a42785eb6",
+        "config": {
+            "task": {"path": f"tasks/{task}", "git_url": None, "overwrite": False},
+            "trial_name": trial_name,
+            "trials_dir": "jobs/2025-11-04__18-00-00",
+            "timeout_multiplier": 1.0,
+            "agent": {
+                "name": "terminus-2",
+                "import_path": None,
+                "model_name": f"{provider}/{model}" if model else None,
+                "override_timeout_sec": None,
+                "kwargs": {},
+            },
+            "environment": {"type": "docker", "force_build": False, "delete": True},
+            "verifier": {"override_timeout_sec": None, "disable": False},
+        },
+        "agent_info": {
+            "name": "terminus-2",
+            "version": "2.0.0",
+            "model_info": {"name": model, "provider": provider} if model else None,
+        },
+        "agent_result": None
+        if tokens is None and cost is None
+        else {
+            "n_input_tokens": tokens[0] if tokens else None,
+            "n_cache_tokens": tokens[2] if tokens else None,
+            "n_output_tokens": tokens[1] if tokens else None,
+            "cost_usd": cost,
+            "rollout_details": None,
+            "metadata": {"n_episodes": 12},
+        },
+        "verifier_result": None if reward is None else {"rewards": {"reward": reward}},
+        "exception_info": None
+        if exception is None
+        else {
+            "exception_type": exception,
+            "exception_message": f"{exception}: something went wrong",
+            "exception_traceback": "Traceback (most recent call last): ...",
+            "occurred_at": "2025-11-04T18:03:00.000001",
+        },
+        "started_at": "2025-11-04T18:00:00.000001Z",
+        "finished_at": "2025-11-04T18:06:00.000001Z",
+        "environment_setup": timing("00:00", "01:00"),
+        "agent_setup": timing("01:00", "01:30"),
+        "agent_execution": timing("01:30", "05:00"),
+        "verifier": timing("05:00", "06:00"),
+    }
+
+
+def job_folder(root: Path, trials: dict[str, dict[str, Any]], name: str = "job") -> Path:
+    """A Harbor job folder: config.json, the job summary result.json, one folder per
+    trial with its result.json, agent logs and verifier output."""
+    job = root / name
+    job.mkdir(parents=True)
+    (job / "config.json").write_text(json.dumps({"job_name": name, "n_attempts": 3}))
+    summary = {
+        "id": "7b1c",
+        "started_at": "2025-11-04T18:00:00",
+        "finished_at": "2025-11-04T19:00:00",
+        "n_total_trials": len(trials),
+        "stats": {"n_trials": len(trials), "n_errors": 0, "evals": {}},
+    }
+    (job / "result.json").write_text(json.dumps(summary))
+    (job / "job.log").write_text("started\n")
+    for trial_name, result in trials.items():
+        folder = job / trial_name
+        (folder / "agent").mkdir(parents=True)
+        (folder / "verifier").mkdir()
+        (folder / "agent" / "trajectory.json").write_text("{}")
+        (folder / "verifier" / "reward.txt").write_text("1")
+        (folder / "result.json").write_text(json.dumps(result, indent=4))
+    return job
+
+
+def read_back(archive: Path) -> tuple[dict, list]:
+    """(manifest, runs) of a converted bundle, validated by the real reader; every
+    task exists (the registry is the database's business, not the importer's)."""
+    with open_bundle(archive, limits=BundleLimits(), name="converted.tar.gz") as bundle:
+        runs = list(bundle.iter_runs(lambda suite, version, task: 1))
+        bundle.raise_if_errors()
+        for run in runs:
+            if isinstance(run.trajectory, str):
+                run.trajectory = bundle.read_trajectory(run.trajectory)
+        bundle.raise_if_errors()
+        return bundle.manifest, runs
+
+
+def harbor(folder: Path, out: Path, **options: Any):
+    return convert_harbor(folder, harness=HARNESS, **TB, out=out, **options)
+
+
+# -------------------------------------------------------------------- τ-bench
+
+
+def tau_traj() -> list[dict[str, Any]]:
+    """A tool-calling agent's messages, as τ-bench stores them (OpenAI shape)."""
+    return [
+        {"role": "system", "content": "# Retail agent policy\n..."},
+        {"role": "user", "content": "Hi, I want to return my order #W2378156."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {
+                        "name": "get_order_details",
+                        "arguments": '{"order_id": "#W2378156"}',
+                    },
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_1",
+            "name": "get_order_details",
+            "content": '{"order_id": "#W2378156", "status": "delivered"}',
+        },
+        {"role": "assistant", "content": "Your order was delivered. Which items?"},
+        {"role": "user", "content": "###STOP###"},
+    ]
+
+
+def tau_result(task_id: Any = 0, trial: int = 0, reward: float = 1.0, **fields: Any) -> dict:
+    return {
+        "task_id": task_id,
+        "reward": reward,
+        "info": {
+            "task": {"user_id": "yusuf_rossi_9620", "actions": [], "outputs": []},
+            "source": "user",
+            "user_cost": 0.0042,
+            "reward_info": {"reward": reward, "info": {"r_actions": reward}, "actions": []},
+        },
+        "traj": tau_traj(),
+        "trial": trial,
+        **fields,
+    }
+
+
+def write_tau(tmp_path: Path, items: Any, name: str = "tool-calling-gpt-4o-0.0_0312.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(items, indent=2))
+    return path
+
+
+def tau(path: Path, out: Any, **options: Any):
+    options = {"model": "frontier-large", **options}
+    return convert_tau_bench(path, harness=HARNESS, **TB, out=out, **options)

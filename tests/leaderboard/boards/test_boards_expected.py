@@ -1,0 +1,73 @@
+"""The example bundles must give exactly the boards of the reference implementation."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from ingestion.models import Submission
+from ingestion.services.intake import submission_ingest
+from leaderboard.recompute.services import boards_recompute
+from tests.builders import EXAMPLE_RUN_BUNDLES
+from tests.conftest import DATA_DIR
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+EXPECTED = json.loads((DATA_DIR / "expected.json").read_text())
+
+
+@pytest.fixture
+def example_boards(registry, staff, client):
+    for path in EXAMPLE_RUN_BUNDLES:
+        submission, _ = submission_ingest(upload=path, user=staff, filename=path.name)
+        assert submission.status == Submission.Status.INGESTED, submission.errors
+    boards_recompute()
+    return {
+        slug: client.get(f"/api/v1/boards/{slug}/").json()["entries"] for slug in EXPECTED["boards"]
+    }
+
+
+def assert_same(actual, expected, path: str) -> None:
+    if isinstance(expected, dict):
+        for key, value in expected.items():
+            assert key in actual, f"{path}.{key} missing"
+            assert_same(actual[key], value, f"{path}.{key}")
+    elif isinstance(expected, float) and actual is not None:
+        assert math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-12), (
+            f"{path}: {actual} != {expected}"
+        )
+    else:
+        assert actual == expected, f"{path}: {actual!r} != {expected!r}"
+
+
+@pytest.mark.parametrize("slug", list(EXPECTED["boards"]))
+def test_it_matches_the_reference_board(example_boards, slug):
+    actual, expected = example_boards[slug], EXPECTED["boards"][slug]
+    order = [(e["harness"], e["model"]) for e in actual]
+    assert order == [(e["harness"], e["model"]) for e in expected]
+    for position, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        assert_same(got, want, f"{slug}[{position}]")
+
+
+def test_it_lists_every_board_in_tab_order(example_boards, client):
+    boards = client.get("/api/v1/boards/").json()
+    assert [b["slug"] for b in boards] == [
+        "overall", "coding", "terminal-bench-4.0.0", "aider-polyglot-1.0.0", "core-1.0.0",
+    ]  # fmt: skip
+    assert {b["kind"] for b in boards} == {"benchmark"}
+    assert all(b["entries"] == 10 for b in boards)
+
+
+def test_it_gets_the_same_boards_incrementally_as_from_scratch(example_boards, client):
+    # example_boards was built by the incremental path (one harness per ingest) and then
+    # a full recompute; recompute again incrementally for one harness and compare.
+    from ingestion.models import Harness
+
+    full = {
+        slug: client.get(f"/api/v1/boards/{slug}/").json()["entries"] for slug in EXPECTED["boards"]
+    }
+    boards_recompute(harness_ids=[Harness.objects.get(name="Quill").pk])
+    for slug, entries in full.items():
+        assert client.get(f"/api/v1/boards/{slug}/").json()["entries"] == entries
