@@ -27,7 +27,7 @@ seed: migrate
 run: seed
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
-		$(VENV)/bin/celery -A arena worker --loglevel=INFO --concurrency=2 & \
+		$(VENV)/bin/celery -A arena worker -B --schedule var/celerybeat-schedule --loglevel=INFO --concurrency=2 & \
 		trap 'kill $$!' EXIT INT TERM; \
 		$(PY) manage.py runserver $(HOST):$(PORT); \
 	else \

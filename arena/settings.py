@@ -8,9 +8,11 @@ ARENA_* limits. A misconfiguration fails loudly with ImproperlyConfigured.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from ingestion.bundles.limits import BundleLimits
@@ -72,10 +74,14 @@ INSTALLED_APPS = [
     "template_partials",
     "ingestion",
     "leaderboard",
+    "axes",  # login throttling (AXES_* below)
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "arena.body_limit.BodyLimitMiddleware",  # 413 from Content-Length, before any read
+    "csp.middleware.CSPMiddleware",
+    "arena.middleware.RefuseNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -85,6 +91,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -129,6 +136,11 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/submit/"
 LOGOUT_REDIRECT_URL = "/"
+# django-axes first: it refuses a locked-out login before the password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -166,9 +178,16 @@ ARENA_MAX_COMPRESSION_RATIO = env_int(
 ARENA_MAX_LINE_BYTES = env_int("ARENA_MAX_LINE_BYTES", _BUNDLE_DEFAULTS.max_line_bytes)
 # User identifiers in sessions are stored only as salted hashes.
 ARENA_USER_HASH_SALT = os.environ.get("ARENA_USER_HASH_SALT", SECRET_KEY)
-# Django must accept a whole bundle as one request body; the bundle limit decides.
-DATA_UPLOAD_MAX_MEMORY_SIZE = ARENA_MAX_UPLOAD_BYTES + 1024**2
+# Request bodies. arena.body_limit refuses one past its limit from the Content-Length
+# alone: ARENA_MAX_UPLOAD_BYTES (plus multipart framing) on the two upload URLs,
+# DATA_UPLOAD_MAX_MEMORY_SIZE elsewhere. Django itself then holds at most 2.5 MB of
+# non-file data in memory (a JSON bundle is streamed to disk, never read as a whole),
+# and an uploaded file past 2.5 MB goes to a temporary file, not memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# Django's default: an admin action on a full changelist posts a field per row, and the
+# body-size limit above already bounds the memory a request's fields take.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 
 # Celery: a Redis broker when CELERY_BROKER_URL is set; otherwise tasks run eagerly in
 # the calling process, so a machine without Redis still ingests and recomputes.
@@ -185,6 +204,26 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = 600
 CELERY_TASK_TIME_LIMIT = 660
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# With acks_late, Redis hands an unacknowledged task to another worker after the
+# visibility timeout. It must be longer than the longest hard time limit (ingest: 1260 s)
+# and any countdown (retry backoff: at most 300 s), or a task still running would be
+# delivered twice; 30 minutes also bounds how long a task whose whole worker died waits
+# (the sweep below usually sends it again much sooner).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+# The sweep: recompute requests left in the outbox (a lost task, a broker outage) and
+# submissions queued for longer than ARENA_REQUEUE_AFTER_S or abandoned mid-ingest.
+ARENA_SWEEP_INTERVAL_S = env_int("ARENA_SWEEP_INTERVAL_S", 60)
+ARENA_REQUEUE_AFTER_S = env_int("ARENA_REQUEUE_AFTER_S", 600)
+# An ingest claimed this many times without finishing is rejected ("gave up").
+ARENA_MAX_INGEST_ATTEMPTS = env_int("ARENA_MAX_INGEST_ATTEMPTS", 5)
+if not 1 <= ARENA_MAX_INGEST_ATTEMPTS <= 1000:
+    raise ImproperlyConfigured("ARENA_MAX_INGEST_ATTEMPTS must be between 1 and 1000")
+CELERY_BEAT_SCHEDULE = {
+    "recompute-sweep": {
+        "task": "leaderboard.recompute.tasks.recompute_sweep",
+        "schedule": float(ARENA_SWEEP_INTERVAL_S),
+    }
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -197,6 +236,8 @@ REST_FRAMEWORK = {
         "uploads": os.environ.get("ARENA_UPLOAD_RATE", "30/hour"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Never NaN or Infinity in a response (the default, stated: the figures are finite).
+    "STRICT_JSON": True,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arena API",
@@ -211,18 +252,89 @@ CORS_ALLOW_ALL_ORIGINS = True
 # How long a process may keep serving the snapshot it last saw before asking again.
 ARENA_SNAPSHOT_POLL_SECONDS = env_int("ARENA_SNAPSHOT_POLL_SECONDS", 2)
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-if os.environ.get("REDIS_CACHE_URL"):
-    CACHES["default"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": os.environ["REDIS_CACHE_URL"],
-    }
+# The default cache is shared by every process, so that the upload rate limit holds
+# across web workers (a per-process cache multiplied it by their number): Redis when
+# REDIS_CACHE_URL is set, otherwise a PostgreSQL table (created by migration
+# ingestion 0005). REDIS_CACHE_URL is never derived from CELERY_BROKER_URL: clearing
+# a cache flushes its Redis database, which must not be the broker's.
+REDIS_CACHE_URL = os.environ.get("REDIS_CACHE_URL", "")
+if REDIS_CACHE_URL and not REDIS_CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured("REDIS_CACHE_URL must be a redis://, rediss:// or unix:// URL")
+if REDIS_CACHE_URL and os.environ.get("CELERY_BROKER_URL") == REDIS_CACHE_URL:
+    raise ImproperlyConfigured("REDIS_CACHE_URL must name another Redis database than the broker")
+CACHE_TABLE = "arena_cache"
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}
+        if REDIS_CACHE_URL
+        else {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": CACHE_TABLE,
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    ),
+    # Rendered board pages and the snapshot micro-cache (leaderboard/boards): keyed by
+    # immutable snapshot ids, so a per-process copy is correct, and it spares a database
+    # round trip on every page; with Redis configured, Redis.
+    "pages": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}
+        if REDIS_CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"}
+    ),
+}
 
-if not DEBUG:
-    SESSION_COOKIE_HTTPONLY = True
-    CSRF_COOKIE_SAMESITE = "Lax"
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    X_FRAME_OPTIONS = "DENY"
+# Login throttling (django-axes): ARENA_LOGIN_FAILURE_LIMIT wrong passwords for one
+# username from one address lock that pair out for ARENA_LOGIN_COOLOFF_MINUTES (429);
+# locking a username alone would let anyone lock any account out. A success resets.
+AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Set when a proxy (docker/nginx.conf) overwrites X-Forwarded-For: arena/client_ip.py.
+ARENA_BEHIND_PROXY = env_bool("ARENA_BEHIND_PROXY", False)
+AXES_CLIENT_IP_CALLABLE = "arena.client_ip.client_ip"
+if AXES_FAILURE_LIMIT < 1:
+    raise ImproperlyConfigured("ARENA_LOGIN_FAILURE_LIMIT must be at least 1")
+
+# Content-Security-Policy (django-csp 4 format): only this site's own scripts, styles,
+# images and fonts; no inline script or style, no eval, no framing, forms post here.
+# Chart data travels in <script type="application/json"> blocks, which are not run.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# HTTPS in production. ARENA_HTTPS=1 (behind TLS) turns on secure cookies, the redirect
+# to https and HSTS; behind a proxy that terminates TLS, set SECURE_PROXY_SSL_HEADER by
+# ARENA_PROXY_SSL_HEADER=1 (the proxy must set X-Forwarded-Proto and strip the client's).
+ARENA_HTTPS = env_bool("ARENA_HTTPS", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", ARENA_HTTPS)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", ARENA_HTTPS)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", ARENA_HTTPS)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if ARENA_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", ARENA_HTTPS)
+# Preload (the browsers' built-in list) is what `check --deploy` asks for; set
+# SECURE_HSTS_PRELOAD=0 for a host that must stay reachable over plain HTTP later.
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", ARENA_HTTPS)
+if env_bool("ARENA_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$"]  # the load balancer probes over plain HTTP
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
 
 LOGGING = {
     "version": 1,
@@ -236,4 +348,8 @@ LOGGING = {
 # burst into one recompute). Zero when tasks run eagerly: there is nothing to batch.
 ARENA_RECOMPUTE_DEBOUNCE_S = env_int(
     "ARENA_RECOMPUTE_DEBOUNCE_S", 0 if CELERY_TASK_ALWAYS_EAGER else 3
+)
+# However busy the uploads, a request never waits longer than this for its recompute.
+ARENA_RECOMPUTE_MAX_WAIT_S = env_int(
+    "ARENA_RECOMPUTE_MAX_WAIT_S", max(30, 10 * ARENA_RECOMPUTE_DEBOUNCE_S)
 )

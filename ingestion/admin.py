@@ -241,14 +241,24 @@ class TaskAdmin(AnnouncesEvidence):
 
 @admin.register(Harness)
 class HarnessAdmin(AnnouncesEvidence):
-    list_display = ["name", "version", "minimal_baseline", "contributor_handles", "conflicts"]
-    list_filter = ["minimal_baseline"]
-    search_fields = ["name", "version", "contributors__handle"]
+    """Versions and their metadata. An independent run's row is shown with its account;
+    ownership of a name is moderated (and transferred) from the leaderboard's admin."""
+
+    list_display = [
+        "name", "version", "independent_by", "minimal_baseline", "contributor_handles",
+        "conflicts",
+    ]  # fmt: skip
+    list_filter = ["minimal_baseline", ("independent_by", admin.EmptyFieldListFilter)]
+    list_select_related = ["independent_by"]
+    search_fields = ["name", "version", "contributors__handle", "independent_by__username"]
     autocomplete_fields = ["contributors"]
+    readonly_fields = ["independent_by"]
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def evidence_harness_ids(self, obj: Harness) -> list[int]:
-        return [obj.pk]
+        # Independent runs of this version take their contributors from this row.
+        same_version = Harness.objects.filter(name=obj.name, version=obj.version)
+        return [obj.pk, *same_version.exclude(pk=obj.pk).values_list("pk", flat=True)]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Harness]:
         return super().get_queryset(request).prefetch_related("contributors")

@@ -9,10 +9,8 @@ from rest_framework.parsers import FileUploadParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from ingestion.bundles import BundleRejected
 from ingestion.models import Submission
 from ingestion.serializers import (
     NativeUploadSerializer,
@@ -23,30 +21,25 @@ from ingestion.serializers import (
 )
 from ingestion.services.intake import (
     NativeSource,
+    SubmittedByAnother,
     UploadTooLarge,
     submission_receive,
     submission_receive_native,
 )
-
-
-class UploadThrottle(ScopedRateThrottle):
-    """Rate-limits uploads per account; reading your submissions is not limited."""
-
-    def allow_request(self, request, view) -> bool:
-        if request.method != "POST":
-            return True
-        return super().allow_request(request, view)
+from ingestion.throttling import UPLOAD_THROTTLE_SCOPE, UploadThrottle
 
 
 class SubmissionListCreateApi(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser, JSONParser, FileUploadParser]
     throttle_classes = [UploadThrottle]
-    throttle_scope = "uploads"
+    throttle_scope = UPLOAD_THROTTLE_SCOPE
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        submissions = Submission.objects.owned_by(request.user).select_related("harness")
+        submissions = Submission.objects.owned_by(request.user).select_related(
+            "harness__independent_by"
+        )
         return Response(SubmissionSerializer(submissions, many=True).data)
 
     @extend_schema(
@@ -60,13 +53,15 @@ class SubmissionListCreateApi(APIView):
             202: SubmissionCreatedSerializer,
             200: SubmissionCreatedSerializer,
             400: OpenApiResponse(description="no bundle in the request"),
+            409: OpenApiResponse(description="these bytes are another account's submission"),
             413: OpenApiResponse(description="over the upload size limit"),
         },
     )
     def post(self, request: Request) -> Response:
-        # A JSON bundle is hashed as the exact bytes sent, so it is read before parsing.
+        # A JSON bundle is hashed as the exact bytes sent: streamed to disk unparsed
+        # (never request.body, which would hold the whole of it in memory).
         if request.content_type.startswith("application/json"):
-            upload, filename = request.body, "bundle.json"
+            upload, filename = request.stream or b"", "bundle.json"
         elif request.data.get("format") in ("harbor", "tau-bench"):
             return self._post_native(request)
         else:
@@ -80,34 +75,38 @@ class SubmissionListCreateApi(APIView):
             )
         except UploadTooLarge as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        except SubmittedByAnother as exc:
+            return _submitted_by_another(exc)
         return _created(submission, created)
 
     def _post_native(self, request: Request) -> Response:
+        # Only the parameters are checked here; the worker converts the files (a slow,
+        # memory-hungry step no web request should take) and reports errors on the
+        # submission (GET its url).
         form = NativeUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         contributors = [c.strip() for c in data.get("contributors", "").split(",") if c.strip()]
         source = NativeSource(
-            format=data["format"],
-            harness={"name": data["harness"], "version": data["harness_version"], "contributors": contributors},
-            suite=data["suite"], suite_version=data["suite_version"], model=data.get("model") or None,
+            format=data["format"], harness=data["harness"].strip(),
+            harness_version=data["harness_version"].strip(), suite=data["suite"].strip(),
+            suite_version=data["suite_version"].strip(),
+            model=(data.get("model") or "").strip() or None, contributors=tuple(contributors),
         )  # fmt: skip
         try:
             submission, created = submission_receive_native(
                 upload=data["file"], user=request.user, filename=data["file"].name, source=source
             )
-        except BundleRejected as rejected:
-            errors = [
-                {"file": e.file, "line": e.line, "field": e.field, "message": e.message}
-                for e in rejected.errors
-            ]
-            return Response(
-                {"detail": "the native results could not be converted", "errors": errors},
-                status=400,
-            )
         except UploadTooLarge as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        except SubmittedByAnother as exc:
+            return _submitted_by_another(exc)
         return _created(submission, created)
+
+
+def _submitted_by_another(exc: SubmittedByAnother) -> Response:
+    body = {"detail": str(exc), "code": "submitted_by_another", "submission": exc.submission_id}
+    return Response(body, status=status.HTTP_409_CONFLICT)
 
 
 def _created(submission: Submission, created: bool) -> Response:

@@ -2,9 +2,12 @@
 
 Everything that can move a figure on a board (an ingest, a withdrawal, an admin edit or
 delete of submissions, sessions or turns, a registry load, an edit of people or tasks)
-calls `evidence_changed_announce` inside its transaction. The announcement is sent once
-that transaction commits, so a listener always sees the new rows, and a rolled-back
-change announces nothing.
+calls `evidence_changed_announce` inside its transaction. The announcement is sent at
+once, inside that transaction, so a listener records it together with the change: a
+rolled-back change leaves no record, and a committed one cannot lose its record to a
+crash or a broker outage between the commit and the recompute. Listeners that start
+work elsewhere (a worker) do so once the transaction commits, so the worker always sees
+the new rows.
 
 Ingestion does not know who listens: the leaderboard's recompute room connects to
 `evidence_changed` and alone decides what to recompute. This keeps the import door
@@ -15,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import transaction
 from django.dispatch import Signal
 
 # Sent with keyword arguments `harness_ids` (a sorted list of the harnesses whose runs
@@ -27,12 +29,12 @@ evidence_changed = Signal()
 def evidence_changed_announce(
     *, sender: str, harness_ids: Iterable[int | None] | None = None, sessions: bool = False
 ) -> None:
-    """Announce, once the current transaction commits, that evidence changed.
+    """Announce, inside the current transaction, that evidence changed.
 
-    `harness_ids=None` means "anything may have changed" (registry, people, tasks);
-    an empty list with `sessions=True` means only sessions changed.
+    Call it in the same transaction as the change: what listeners write is then
+    committed or rolled back with it. `harness_ids=None` means "anything may have
+    changed" (registry, people, tasks); an empty list with `sessions=True` means only
+    sessions changed.
     """
     ids = None if harness_ids is None else sorted({i for i in harness_ids if i is not None})
-    transaction.on_commit(
-        lambda: evidence_changed.send(sender=sender, harness_ids=ids, sessions=sessions)
-    )
+    evidence_changed.send(sender=sender, harness_ids=ids, sessions=sessions)

@@ -2,39 +2,52 @@
 
 from __future__ import annotations
 
+import math
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from rest_framework.authtoken.models import Token
 
 from ingestion.forms import BundleUploadForm
 from ingestion.models import Submission
-from ingestion.services.intake import UploadTooLarge, submission_receive
+from ingestion.services.intake import SubmittedByAnother, UploadTooLarge, submission_receive
+from ingestion.throttling import upload_wait
 
 
+@never_cache  # the page shows the API token: no browser or proxy may keep a copy
 @login_required
 def submit(request: HttpRequest) -> HttpResponse:
     form = BundleUploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    status = 200
+    wait = upload_wait(request) if request.method == "POST" else None
+    if wait is not None:  # the API's limit, counted in the same history
+        form.is_valid()  # a bound form, so that an error can be added
+        form.add_error(None, f"Too many uploads: try again in {math.ceil(wait)} seconds.")
+        status = 429
+    elif request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
             submission, _ = submission_receive(
                 upload=upload, user=request.user, filename=upload.name
             )
-        except UploadTooLarge as exc:
+        except (UploadTooLarge, SubmittedByAnother) as exc:
             form.add_error("file", str(exc))
         else:
             return redirect("submission-detail", pk=submission.pk)
     token, _ = Token.objects.get_or_create(user=request.user)
-    submissions = Submission.objects.owned_by(request.user).select_related("harness")[:20]
+    submissions = Submission.objects.owned_by(request.user).select_related(
+        "harness__independent_by"
+    )[:20]
     context = {"form": form, "token": token, "submissions": submissions}
-    return render(request, "ingestion/submit.html", context)
+    return render(request, "ingestion/submit.html", context, status=status)
 
 
 @login_required
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # Staff can look at any submission; a submitter only at their own (404 otherwise).
-    submissions = Submission.objects.select_related("harness", "uploader")
+    submissions = Submission.objects.select_related("harness__independent_by", "uploader")
     if not request.user.is_staff:
         submissions = submissions.owned_by(request.user)
     submission = get_object_or_404(submissions, pk=pk)

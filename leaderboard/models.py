@@ -10,38 +10,57 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Now
+
+from ingestion.bundles import limits
 
 
 class BoardState(models.Model):
-    """One row: when the boards were last asked for and last computed.
+    """One row: when the boards were last computed.
 
-    Ingests and moderation decisions only bump `requested_at`; the recompute task
-    coalesces a burst of requests into one computation after the burst.
+    What is still to be recomputed is not kept here but in the outbox
+    (`RecomputeRequest`), written with each change of evidence.
     """
 
-    requested_at = models.DateTimeField(null=True, blank=True)
-    scheduled = models.BooleanField(default=False)
     computed_at = models.DateTimeField(null=True, blank=True)
-    # What the next recompute must cover: some harnesses, or everything.
-    pending_harness_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
-    full_pending = models.BooleanField(default=False)
-    sessions_pending = models.BooleanField(default=False)
 
     class Meta:
         verbose_name = "board state"
 
     def __str__(self) -> str:
-        return f"boards requested {self.requested_at}, computed {self.computed_at}"
+        return f"boards computed {self.computed_at}"
 
     @property
     def is_stale(self) -> bool:
-        if self.requested_at is None:
-            return False
-        return self.computed_at is None or self.computed_at < self.requested_at
+        """Some change of evidence has not reached the current snapshot yet."""
+        return RecomputeRequest.objects.exists()
 
     @classmethod
     def load(cls) -> BoardState:
         return cls.objects.get_or_create(pk=1)[0]
+
+
+class RecomputeRequest(models.Model):
+    """The recompute outbox: one row per change of evidence, written in the change's
+    own transaction (leaderboard.recompute.requests).
+
+    A recompute claims the rows it covers and deletes them in the transaction that makes
+    its snapshot current, so a crash, a lost task or a broker outage leaves them for the
+    next run (or the periodic sweep).
+    """
+
+    # The harnesses whose runs changed; null when anything may have changed.
+    harness_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)
+    sessions = models.BooleanField(default=False)
+    # The database's clock, so the debounce compares times from one clock.
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        scope = "everything" if self.harness_ids is None else f"harnesses {self.harness_ids}"
+        return f"recompute {scope}{' and sessions' if self.sessions else ''}"
 
 
 class ConflictDecision(models.Model):
@@ -250,6 +269,39 @@ class SubmissionDecision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} submission {self.submission_id}"
+
+
+class HarnessTransfer(models.Model):
+    """An append-only record of a moderator handing a harness name to another account.
+
+    Only leaderboard.moderation.ownership writes these, together with the change of
+    owner they record (ingestion.HarnessOwner).
+    """
+
+    name = models.CharField(
+        max_length=limits.HARNESS_NAME_LENGTH, help_text="the harness name transferred"
+    )
+    from_owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    to_owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-id"]
+        permissions = [("transfer_harness", "Can transfer a harness name to another account")]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="harnesstransfer_reason_required")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.from_owner} → {self.to_owner}"
 
 
 class ConflictPair(models.Model):

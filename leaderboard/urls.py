@@ -1,10 +1,54 @@
 from __future__ import annotations
 
-from django.urls import path
+import re
+
+from django.urls import path, register_converter
 
 from leaderboard.boards import api, views
 from leaderboard.signalboard import api as signals_api
 from leaderboard.signalboard import views as signals_views
+
+
+class NameSegmentConverter:
+    """A harness name or version as one path segment, whatever it holds.
+
+    Both may contain "/" (a version "release/2.1"), which a path segment cannot, and a
+    server decodes "%2F" back to "/" before routing. So "/" is written "~2F", and "~"
+    itself "~7E"; a segment that is only dots ("." or "..", which browsers resolve
+    away) writes its dots "~2E". Names without these characters keep their plain URL.
+    """
+
+    regex = "[^/]+"
+    _ESCAPES = {"~": "~7E", "/": "~2F"}
+    _UNESCAPE = re.compile("~(7E|2F|2E)")
+    _DECODED = {"7E": "~", "2F": "/", "2E": "."}
+
+    def to_python(self, value: str) -> str:
+        return self._UNESCAPE.sub(lambda match: self._DECODED[match[1]], value)
+
+    def to_url(self, value: str) -> str:
+        return self.escape_segment(value, self._ESCAPES)
+
+    @staticmethod
+    def escape_segment(value: str, escapes: dict[str, str]) -> str:
+        if value and value.strip(".") == "":
+            return "~2E" * len(value)
+        return "".join(escapes.get(char, char) for char in value)
+
+
+class ModelPathConverter(NameSegmentConverter):
+    """A model name as the last part of a path: its "/" stay ("provider/model"), its "~"
+    and its dot-only segments are escaped as in NameSegmentConverter."""
+
+    regex = ".+"
+
+    def to_url(self, value: str) -> str:
+        escapes = {"~": "~7E"}
+        return "/".join(self.escape_segment(part, escapes) for part in value.split("/"))
+
+
+register_converter(NameSegmentConverter, "name")
+register_converter(ModelPathConverter, "model")
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,8 +60,16 @@ urlpatterns = [
     # plain link saves them with the right extension.
     path("boards/<str:slug>/", views.board, name="board"),
     path("boards/<str:slug>/export.<str:fmt>", views.board_export, name="board-export"),
-    # Model names may hold a "/" (provider/model), so the model is the last segment.
-    path("agents/<str:harness>/<str:version>/<path:model>/", views.agent, name="agent"),
+    # Model names may hold a "/" (provider/model), so the model is the last segment;
+    # harness names and versions may too, and are escaped (NameSegmentConverter).
+    path("agents/<name:harness>/<name:version>/<model:model>/", views.agent, name="agent"),
+    # An independent run of a harness (another account's runs, never pooled with the
+    # maintainers'): a prefix of its own, so that no harness or model name collides.
+    path(
+        "independent/<name:account>/<name:harness>/<name:version>/<model:model>/",
+        views.agent,
+        name="agent-independent",
+    ),
     path("runs/<int:pk>/", views.run, name="run"),
     path("methodology/", views.methodology, name="methodology"),
     path("signals/", signals_views.signals, name="signals"),

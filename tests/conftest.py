@@ -6,6 +6,7 @@ embedded server under var/). Celery runs eagerly here unless a test starts a wor
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,13 @@ INVALID_DIR = DATA_DIR / "invalid"
 @pytest.fixture(autouse=True)
 def eager_celery(settings, tmp_path):
     """Tasks run in-process, uploads go to a per-test folder, the cache starts empty."""
-    from django.core.cache import cache
+    from django.core.cache import cache, caches
 
-    cache.clear()
+    caches["pages"].clear()
+    # The default cache is a database table (or Redis): a test without database
+    # access cannot reach it, and cannot have put anything in it either.
+    with contextlib.suppress(RuntimeError):
+        cache.clear()
     settings.ARENA_UPLOAD_DIR = tmp_path / "uploads"
     settings.ARENA_RECOMPUTE_DEBOUNCE_S = 0
     settings.ARENA_SNAPSHOT_POLL_SECONDS = 0  # tests read each new snapshot at once
@@ -58,6 +63,23 @@ def submitter(db):
 @pytest.fixture
 def other_submitter(db):
     return make_user("other")
+
+
+# Harness ownership personas: the first publisher of a name, an account its manifest
+# names as maintainer, and any other submitter.
+@pytest.fixture
+def owner(db):
+    return make_user("owner")
+
+
+@pytest.fixture
+def maintainer(db):
+    return make_user("maintainer")
+
+
+@pytest.fixture
+def rival(db):
+    return make_user("rival")
 
 
 @pytest.fixture

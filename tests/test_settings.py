@@ -54,3 +54,31 @@ def test_it_accepts_a_production_configuration():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "False"]  # tasks queued, no debug pages
+
+
+def deploy_check(**env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("SECURE_", "ARENA_"))}
+    environment.update(
+        DATABASE_URL="postgres://arena:pw@db:5432/arena",  # the checks never connect
+        SECRET_KEY="x7#Vq2!mR9pL$w4Zt8&nB3^kY6*hJ1@dF5%gS0(cX)eU+aQ-oI=",
+        ALLOWED_HOSTS="arena.example.org",
+        DEBUG="0",
+        **env,
+    )
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_check_deploy_is_clean_with_production_https_settings():
+    result = deploy_check(ARENA_HTTPS="1", ARENA_PROXY_SSL_HEADER="1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_check_deploy_names_what_plain_http_lacks():
+    result = deploy_check()
+    assert result.returncode != 0
+    for warning in ("W004", "W008", "W012", "W016"):  # HSTS, redirect, cookies
+        assert f"security.{warning}" in result.stderr

@@ -11,6 +11,8 @@ from msgspec import UNSET, Struct, UnsetType
 _decode_any = msgspec.json.decode
 _decode_raw_object = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _UNKNOWN_TOP_FIELD = re.compile(r"Object contains unknown field `(.*)`", re.S)
+# What msgspec refuses in a renamed field: such a key is kept by the two-pass decode.
+_UNRENAMABLE = re.compile(r'["\\\x00-\x1f]')
 
 
 class RecordDecoder:
@@ -56,9 +58,14 @@ class RecordDecoder:
                 unknown = _UNKNOWN_TOP_FIELD.fullmatch(str(exc))
                 if unknown is None:
                     raise
-                if len(self._learned) >= self._MAX_LEARNED or unknown[1] in self._learned.values():
+                key = unknown[1]
+                if (
+                    len(self._learned) >= self._MAX_LEARNED
+                    or key in self._learned.values()
+                    or _UNRENAMABLE.search(key)
+                ):
                     return self._decode_twice(data)
-                self._learn(unknown[1])
+                self._learn(key)
 
     def _learn(self, key: str) -> None:
         self._learned[f"_extra{len(self._learned)}"] = key

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
+from ingestion.bundles.depth import too_deep, too_deep_message
 from ingestion.bundles.messages import BAD, json_kind, locate
 
 Report = Callable[[str, str], None]  # (field, message)
@@ -46,6 +47,9 @@ def parse_json(data: bytes, report: Report) -> Any:
     stdlib parser accepts them, so a value that only msgspec refuses is parsed again:
     then `report_unstorable` can name the field instead of saying "not JSON".
     """
+    if too_deep(data):
+        report("", too_deep_message())
+        return BAD
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

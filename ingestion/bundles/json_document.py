@@ -10,8 +10,9 @@ from typing import Any
 import msgspec
 
 from ingestion.bundles.container import Container, Upload
+from ingestion.bundles.depth import too_deep, too_deep_message
 from ingestion.bundles.errors import ErrorCollector, rejected
-from ingestion.bundles.limits import BundleLimits
+from ingestion.bundles.limits import JSON_DEPTH_MAX, BundleLimits
 from ingestion.bundles.lines import strip_bom
 
 _decode_top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
@@ -31,6 +32,10 @@ class JsonDocument(Container):
     def __init__(self, upload: Upload, limits: BundleLimits, name: str):
         self.name = name
         data = upload.read_all()
+        # Two levels are the document's own ({"runs": [...]}): each record may nest as
+        # deep as a jsonl line (its own check then names it).
+        if too_deep(data, JSON_DEPTH_MAX + 2):
+            raise rejected(name, f"a record {too_deep_message()}")
         self._parsed = False
         try:
             self._manifest, self._items = self._split(data)

@@ -11,6 +11,7 @@ Pure: no Django import (the models import this module, not the other way round).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal, get_args
 
 # ------------------------------------------------------------------ enumerations
@@ -52,6 +53,9 @@ HARNESS_URL_LENGTH = 500
 # The spec names no bound; 100 is the column a handle has always been stored in, so
 # no handle that could ever be stored is refused.
 HANDLE_LENGTH = 100
+# `harness.maintainers` names accounts: Django's username column and characters.
+USERNAME_LENGTH = 150
+USERNAME_PATTERN = r"^[\w.@+-]+$"
 RUN_ID_LENGTH = 200
 MODEL_NAME_LENGTH = 200
 SESSION_ID_LENGTH = 200
@@ -72,12 +76,31 @@ RUN_ID_PATTERN = rf"^[{RUN_ID_CHARS}]+\Z"
 HANDLE_PATTERN = r"^[\w.@+-]+\Z"
 
 # ---------------------------------------------------------------- numeric bounds
-# PostgreSQL `integer` and `bigint`: a count past them would fail at COPY.
+# Every number a bundle carries has an upper bound that no real run reaches, yet small
+# enough that the boards' sums over millions of runs stay exact and finite: 10⁷ runs at
+# the token bound add up to 2·10¹⁹ (summed as SQL numeric, never bigint), at the cost
+# bound to 10¹³ dollars (a finite float). The check constraints of ingestion.Run are
+# built from these same values (docs/decisions.md, "Bounds of every number").
 
 INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
-INT64_MAX = 2**63 - 1
-COST_MIN = 0  # cost_usd ≥ 0: the validator and the check constraint run_cost_non_negative
+INT32_MAX = 2**31 - 1  # PostgreSQL `integer`: the exit code is a process's own
+TOKENS_MAX = 10**12  # per field (input, output, cached) of one run
+COST_MIN = 0
+COST_MAX = 10**6  # dollars for one run
+COUNT_MAX = 10**7  # steps and tool calls of one run
+TTFT_MS_MAX = 10 * 24 * 3600 * 1000  # ten days, in milliseconds
+# Trials are never summed, and an older release let any `integer` through (the column
+# is NOT NULL, so a migration could not clear one): the column's own range.
+TRIAL_MAX = INT32_MAX
+CHECKPOINTS_MAX = 10**6
+RUN_DURATION_MAX_S = 10 * 24 * 3600  # finished_at − started_at: ten days
+# Run timestamps: outside them a time is a clock or format error,
+# and near year 1 or 9999 a time zone offset would move it out of what Python can read.
+TIMESTAMP_MIN = datetime(2000, 1, 1, tzinfo=UTC)
+TIMESTAMP_MAX = datetime(2100, 1, 1, tzinfo=UTC)
+# Depth of any JSON value a bundle holds (arrays and objects inside each other). Real
+# records nest a dozen levels; parsers, the jsonb column and the pages recurse per level.
+JSON_DEPTH_MAX = 100
 
 # ------------------------------------------------------------------------ errors
 
@@ -109,20 +132,20 @@ FIELDS: dict[str, Bound] = {
     "manifest.harness.contributors[]": Bound("Person.handle", max_length=HANDLE_LENGTH),
     "runs.run_id": Bound("Run.run_id", max_length=RUN_ID_LENGTH),
     "runs.model": Bound("LanguageModel.name", max_length=MODEL_NAME_LENGTH),
-    "runs.trial": Bound("Run.trial", ge=1, le=INT32_MAX),
+    "runs.trial": Bound("Run.trial", ge=1, le=TRIAL_MAX),
     "runs.outcome": Bound("Run.outcome", max_length=OUTCOME_LENGTH, choices=OUTCOMES),
     "runs.infra_error": Bound(
         "Run.infra_error", max_length=INFRA_ERROR_LENGTH, choices=INFRA_ERRORS
     ),
-    "runs.cost_usd": Bound("Run.cost_usd", ge=COST_MIN),
-    "runs.tokens.input": Bound("Run.tokens_input", ge=0, le=INT64_MAX),
-    "runs.tokens.output": Bound("Run.tokens_output", ge=0, le=INT64_MAX),
-    "runs.tokens.cached": Bound("Run.tokens_cached", ge=0, le=INT64_MAX),
-    "runs.steps": Bound("Run.steps", ge=0, le=INT32_MAX),
-    "runs.tool_calls": Bound("Run.tool_calls", ge=0, le=INT32_MAX),
-    "runs.ttft_ms": Bound("Run.ttft_ms", ge=0, le=INT32_MAX),
-    "runs.checkpoints.passed": Bound("Run.checkpoints_passed", ge=0, le=INT32_MAX),
-    "runs.checkpoints.total": Bound("Run.checkpoints_total", ge=1, le=INT32_MAX),
+    "runs.cost_usd": Bound("Run.cost_usd", ge=COST_MIN, le=COST_MAX),
+    "runs.tokens.input": Bound("Run.tokens_input", ge=0, le=TOKENS_MAX),
+    "runs.tokens.output": Bound("Run.tokens_output", ge=0, le=TOKENS_MAX),
+    "runs.tokens.cached": Bound("Run.tokens_cached", ge=0, le=TOKENS_MAX),
+    "runs.steps": Bound("Run.steps", ge=0, le=COUNT_MAX),
+    "runs.tool_calls": Bound("Run.tool_calls", ge=0, le=COUNT_MAX),
+    "runs.ttft_ms": Bound("Run.ttft_ms", ge=0, le=TTFT_MS_MAX),
+    "runs.checkpoints.passed": Bound("Run.checkpoints_passed", ge=0, le=CHECKPOINTS_MAX),
+    "runs.checkpoints.total": Bound("Run.checkpoints_total", ge=1, le=CHECKPOINTS_MAX),
     "sessions.session_id": Bound("Session.session_id", max_length=SESSION_ID_LENGTH),
     "sessions.model": Bound("LanguageModel.name", max_length=MODEL_NAME_LENGTH),
     "sessions.scenario": Bound("Session.scenario", max_length=SCENARIO_LENGTH, choices=SCENARIOS),

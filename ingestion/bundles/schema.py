@@ -31,13 +31,19 @@ HarnessUrl = Annotated[str, Meta(max_length=limits.HARNESS_URL_LENGTH)]
 Handle = Annotated[
     str, Meta(min_length=1, max_length=limits.HANDLE_LENGTH, pattern=limits.HANDLE_PATTERN)
 ]
+Username = Annotated[
+    str, Meta(min_length=1, max_length=limits.USERNAME_LENGTH, pattern=limits.USERNAME_PATTERN)
+]
 ToolName = Annotated[str, Meta(min_length=1, max_length=limits.TOOL_NAME_LENGTH)]
 NonEmpty = Annotated[str, Meta(min_length=1)]
-Count = Annotated[int, Meta(ge=0, le=limits.INT32_MAX)]
-BigCount = Annotated[int, Meta(ge=0, le=limits.INT64_MAX)]
-Trial = Annotated[int, Meta(ge=1, le=limits.INT32_MAX)]
+Count = Annotated[int, Meta(ge=0, le=limits.COUNT_MAX)]
+TokenCount = Annotated[int, Meta(ge=0, le=limits.TOKENS_MAX)]
+Milliseconds = Annotated[int, Meta(ge=0, le=limits.TTFT_MS_MAX)]
+Trial = Annotated[int, Meta(ge=1, le=limits.TRIAL_MAX)]
+CheckpointCount = Annotated[int, Meta(ge=0, le=limits.CHECKPOINTS_MAX)]
+CheckpointTotal = Annotated[int, Meta(ge=1, le=limits.CHECKPOINTS_MAX)]
 ExitCode = Annotated[int, Meta(ge=limits.INT32_MIN, le=limits.INT32_MAX)]
-Usd = Annotated[float, Meta(ge=limits.COST_MIN)]
+Usd = Annotated[float, Meta(ge=limits.COST_MIN, le=limits.COST_MAX)]
 AwareDatetime = Annotated[datetime, Meta(tz=True)]
 
 
@@ -47,14 +53,14 @@ AwareDatetime = Annotated[datetime, Meta(tz=True)]
 
 
 class Tokens(Struct, frozen=True, gc=False):
-    input: BigCount
-    output: BigCount
-    cached: BigCount | None = None
+    input: TokenCount
+    output: TokenCount
+    cached: TokenCount | None = None
 
 
 class Checkpoints(Struct, frozen=True, gc=False):
-    passed: Count
-    total: Trial
+    passed: CheckpointCount
+    total: CheckpointTotal
 
 
 class ToolCall(Struct, frozen=True):
@@ -111,7 +117,7 @@ class RunRecord(Struct, forbid_unknown_fields=True, dict=True):
     tokens: Tokens | None = None
     steps: Count | None = None
     tool_calls: Count | None = None
-    ttft_ms: Count | None = None
+    ttft_ms: Milliseconds | None = None
     started_at: AwareDatetime | None = None
     finished_at: AwareDatetime | None = None
     checkpoints: Checkpoints | None = None
@@ -155,6 +161,9 @@ class HarnessFields(Struct):
     contributors: list[Handle] = []
     minimal_baseline: bool = False
     url: HarnessUrl | None = None
+    # Accounts (usernames) who may publish and change this harness besides its owner;
+    # absent means unchanged. Accepted only from the owner or a maintainer.
+    maintainers: list[Username] | None = None
 
 
 class Harness(HarnessFields, frozen=True):

@@ -10,6 +10,7 @@ rules from the same Structs (schema.py), so they cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -17,6 +18,7 @@ import msgspec
 from msgspec import Struct
 
 from ingestion.bundles.decoder import RecordDecoder
+from ingestion.bundles.depth import too_deep, too_deep_message
 from ingestion.bundles.documents import turn_problems, validate_turns
 from ingestion.bundles.errors import ErrorCollector
 from ingestion.bundles.fields import (
@@ -27,7 +29,7 @@ from ingestion.bundles.fields import (
     parse_json,
     report_unstorable,
 )
-from ingestion.bundles.limits import CHOICES
+from ingestion.bundles.limits import CHOICES, RUN_DURATION_MAX_S, TIMESTAMP_MAX, TIMESTAMP_MIN
 from ingestion.bundles.messages import BAD, json_kind, show
 from ingestion.bundles.schema import (
     TRAJECTORY_DIR,
@@ -41,6 +43,7 @@ from ingestion.bundles.schema import (
 TaskLookup = Callable[[str, str, str], "int | None"]
 _MISSING: Any = object()
 _LOOKUP_CACHE_SIZE = 10_000  # distinct tasks remembered; a registry has far fewer
+_LONGEST_RUN = timedelta(seconds=RUN_DURATION_MAX_S)
 
 
 def run_consistency(rec: Any) -> list[tuple[str, str]]:
@@ -60,14 +63,29 @@ def run_consistency(rec: Any) -> list[tuple[str, str]]:
                 ("infra_error", f"must be null when outcome is {outcome} (got {kind!r})")
             )
     started, finished = rec.started_at, rec.finished_at
+    problems.extend(_timestamp_problems(started, finished))
     if _both_valid(started, finished) and finished < started:
         when = f"{finished.isoformat()} < {started.isoformat()}"
         problems.append(("finished_at", f"is before started_at ({when})"))
+    elif _both_valid(started, finished) and finished - started > _LONGEST_RUN:
+        days = _LONGEST_RUN.days
+        problems.append(("finished_at", f"is more than {days} days after started_at"))
     cp = rec.checkpoints
     if cp is not None and cp is not BAD and cp.passed > cp.total:
         problems.append(
             ("checkpoints.passed", f"must be ≤ checkpoints.total ({cp.passed} > {cp.total})")
         )
+    return problems
+
+
+def _timestamp_problems(started: Any, finished: Any) -> list[tuple[str, str]]:
+    """A time outside [TIMESTAMP_MIN, TIMESTAMP_MAX) is a clock or format error."""
+    problems = []
+    low, high = TIMESTAMP_MIN, TIMESTAMP_MAX
+    for name, moment in (("started_at", started), ("finished_at", finished)):
+        if moment is not None and moment is not BAD and not low <= moment < high:
+            span = f"{low.date().isoformat()} and {high.date().isoformat()}"
+            problems.append((name, f"must be between {span} (got {moment.isoformat()})"))
     return problems
 
 
@@ -95,6 +113,10 @@ class _LineValidator:
 
     def from_json(self, line_no: int, data: bytes) -> Any:
         """The record of one JSON line, or None after adding its errors."""
+        # Parsers recurse once per level: a line nested too deeply is named, never parsed.
+        if too_deep(data):
+            self._error(line_no, "", too_deep_message())
+            return None
         # msgspec decodes a \u0000 escape, which PostgreSQL refuses (text and jsonb):
         # such a line takes the slow path, which names the field holding it.
         if find_nul_escape(data) is not None:

@@ -8,22 +8,29 @@ importing them again finds the existing submission.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
 import math
 import re
 import tarfile
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ingestion.bundles import FORMAT
+from ingestion.bundles import FORMAT, BundleLimits
+from ingestion.bundles.depth import too_deep, too_deep_message
 from ingestion.bundles.limits import RUN_ID_CHARS, RUN_ID_LENGTH
 from ingestion.bundles.lines import strip_bom
 
 PASS_REWARD = 1 - 1e-9  # rewards are floats; 0.9999999999 is a pass
+SPOOL_BYTES = 4 * 1024**2  # a converted runs.jsonl past this goes to a temporary file
+# The largest native JSON document read whole (one Harbor result.json, one τ-bench
+# item): the bundles' own cap for one JSON document or line.
+MAX_DOCUMENT_BYTES = BundleLimits.max_line_bytes
 _RUN_ID_UNSAFE = re.compile(rf"[^{RUN_ID_CHARS}]")
 
 Output = Path | str | BinaryIO
@@ -86,34 +93,78 @@ def manifest(harness: dict[str, Any], native: str, notes: str) -> dict[str, Any]
     }
 
 
+class RunSpool:
+    """runs.jsonl written one line at a time to a spooled temporary file, so that a
+    conversion holds one run in memory, not all of them."""
+
+    def __init__(self) -> None:
+        # Closed by write_bundle (or by the caller on failure), not by a with block.
+        self.file = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115
+        self.count = 0
+
+    def add(self, run: dict[str, Any]) -> None:
+        self.file.write(dumps(run).encode() + b"\n")
+        self.count += 1
+
+    def close(self) -> None:
+        self.file.close()
+
+
 def write_bundle(
-    out: Output, manifest: dict[str, Any], runs: list[dict[str, Any]], files: dict[str, bytes]
+    out: Output,
+    manifest: dict[str, Any],
+    runs: Iterable[dict[str, Any]] | RunSpool,
+    files: dict[str, bytes | Path],
 ) -> None:
-    """The bundle as a tar.gz at `out` (a path, or a binary stream left open)."""
-    members = {
-        "manifest.json": dumps(manifest).encode() + b"\n",
-        "runs.jsonl": b"".join(dumps(run).encode() + b"\n" for run in runs),
-        **files,
-    }
-    if isinstance(out, str | Path):
-        with open(out, "wb") as target:
-            _write_tar(target, members)
-    else:
-        _write_tar(out, members)
+    """The bundle as a tar.gz at `out` (a path, or a binary stream left open).
+
+    Extra files are bytes or files on disk; runs are a RunSpool or spooled into one.
+    """
+    spool = runs if isinstance(runs, RunSpool) else RunSpool()
+    try:
+        if spool is not runs:
+            for run in runs:
+                spool.add(run)
+        members: dict[str, bytes | Path | BinaryIO] = {
+            "manifest.json": dumps(manifest).encode() + b"\n",
+            "runs.jsonl": spool.file,
+            **files,
+        }
+        if isinstance(out, str | Path):
+            with open(out, "wb") as target:
+                _write_tar(target, members)
+        else:
+            _write_tar(out, members)
+    finally:
+        spool.close()
 
 
-def _write_tar(target: BinaryIO, members: dict[str, bytes]) -> None:
+def _write_tar(target: BinaryIO, members: dict[str, bytes | Path | BinaryIO]) -> None:
     # filename="" keeps the output's name out of the gzip header: same input, same bytes.
     with (
         gzip.GzipFile(filename="", fileobj=target, mode="wb", mtime=0) as compressed,
         tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive,
     ):
         for name in sorted(members):
-            data = members[name]
             info = tarfile.TarInfo(name)
-            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            info.mtime, info.mode = 0, 0o644
             info.uid, info.gid, info.uname, info.gname = 0, 0, "", ""
-            archive.addfile(info, io.BytesIO(data))
+            with _member_stream(members[name]) as (stream, size):
+                info.size = size
+                archive.addfile(info, stream)
+
+
+@contextlib.contextmanager
+def _member_stream(data: bytes | Path | BinaryIO) -> Iterator[tuple[BinaryIO, int]]:
+    if isinstance(data, bytes):
+        yield io.BytesIO(data), len(data)
+    elif isinstance(data, Path):
+        with data.open("rb") as stream:
+            yield stream, data.stat().st_size
+    else:  # a spooled file of ours, written to its end
+        size = data.seek(0, io.SEEK_END)
+        data.seek(0)
+        yield data, size
 
 
 def dumps(value: Any) -> str:
@@ -128,9 +179,16 @@ def reject_constant(name: str) -> Any:
     raise NotJson(f"{name} is not allowed in JSON")
 
 
-def load_json(path: Path) -> Any:
-    """Parse a JSON file; NotJson says why it is not valid (NaN and Infinity too)."""
-    data = strip_bom(path.read_bytes())
+def load_json(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
+    """Parse a JSON file of at most `max_bytes`; NotJson says why it is not valid
+    (NaN and Infinity too, and a file too large to be read whole)."""
+    with path.open("rb") as fh:
+        data = fh.read(max_bytes + 1)  # never more than the cap, whatever the file claims
+    if len(data) > max_bytes:
+        raise NotJson(f"is larger than the limit of {max_bytes:,} bytes for one JSON document")
+    data = strip_bom(data)
+    if too_deep(data):  # the parser would recurse until RecursionError
+        raise NotJson(too_deep_message())
     try:
         return json.loads(data, parse_constant=reject_constant)
     except UnicodeDecodeError as exc:
@@ -141,10 +199,10 @@ def load_json(path: Path) -> Any:
         raise NotJson(f"is not valid JSON: {exc}") from exc
 
 
-def load_or_reason(path: Path) -> Any:
+def load_or_reason(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
     """The parsed file, or the NotJson saying why it cannot be read."""
     try:
-        return load_json(path)
+        return load_json(path, max_bytes)
     except (OSError, NotJson) as exc:
         return NotJson(exc.strerror or str(exc)) if isinstance(exc, OSError) else exc
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestion.bundles.lines import strip_bom
-from ingestion.importers.common import Conversion, Output, load_or_reason
+from ingestion.importers.common import MAX_DOCUMENT_BYTES, Conversion, Output, load_or_reason
 from ingestion.importers.harbor import RESULT_FILE, convert_harbor, is_trial, walk_results
 from ingestion.importers.tau_bench import convert_tau_bench
 
@@ -51,11 +51,18 @@ def convert_native(
     suite_version: str,
     model: str | None,
     out: Output,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
 ) -> Conversion:
-    """Convert a Harbor job folder or a τ-bench results file, by `fmt`, into a bundle."""
+    """Convert a Harbor job folder or a τ-bench results file, by `fmt`, into a bundle.
+
+    `max_document_bytes` caps what is parsed at once: one Harbor result.json, one
+    τ-bench item (the list itself is parsed incrementally).
+    """
     common = {"harness": harness, "suite": suite, "suite_version": suite_version, "out": out}
     if fmt == "harbor":
-        return convert_harbor(path, model=model, **common)
+        return convert_harbor(path, model=model, max_file_bytes=max_document_bytes, **common)
     if fmt == "tau-bench":
-        return convert_tau_bench(path, model=model or "", **common)
+        return convert_tau_bench(
+            path, model=model or "", max_item_bytes=max_document_bytes, **common
+        )
     raise ValueError(f"not a native format: {fmt!r}")

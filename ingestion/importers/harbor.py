@@ -18,6 +18,7 @@ from typing import Any
 
 from ingestion.bundles import ErrorCollector
 from ingestion.importers.common import (
+    MAX_DOCUMENT_BYTES,
     PASS_REWARD,
     Conversion,
     Output,
@@ -73,19 +74,20 @@ def convert_harbor(
     suite_version: str,
     model: str | None = None,
     out: Output,
+    max_file_bytes: int = MAX_DOCUMENT_BYTES,
 ) -> Conversion:
     """Convert a Harbor job folder (or one trial's result.json) into a bundle at `out`.
 
     `model` names the model of every trial when given; otherwise each trial's
-    result.json must name it. Raises BundleRejected naming the native file of each
-    problem.
+    result.json must name it. A result.json over `max_file_bytes` is reported, never
+    read. Raises BundleRejected naming the native file of each problem.
     """
     check_parameters(harness, suite, suite_version)
     root = Path(folder)
     errors = ErrorCollector()
     trials = [
         trial
-        for label, obj in _read_harbor_results(root, errors)
+        for label, obj in _read_harbor_results(root, errors, max_file_bytes)
         if (trial := _harbor_trial(label, obj, suite, model, errors)) is not None
     ]
     if not trials and not errors:
@@ -106,10 +108,12 @@ class _HarborTrial:
     fields: dict[str, Any]  # the run's fields after task_id/model/trial
 
 
-def _read_harbor_results(root: Path, errors: ErrorCollector) -> Iterator[tuple[str, Any]]:
+def _read_harbor_results(
+    root: Path, errors: ErrorCollector, max_bytes: int
+) -> Iterator[tuple[str, Any]]:
     """(label, parsed object) of every trial result.json, in path order; unreadable
     ones are reported (rather than silently dropping a trial)."""
-    for path, obj in walk_results(root):
+    for path, obj in walk_results(root, max_bytes):
         label = _label(root, path)
         if isinstance(obj, Exception):
             errors.add(label, None, "", str(obj))
@@ -119,7 +123,7 @@ def _read_harbor_results(root: Path, errors: ErrorCollector) -> Iterator[tuple[s
             yield label, obj
 
 
-def walk_results(root: Path) -> Iterator[tuple[Path, Any]]:
+def walk_results(root: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Iterator[tuple[Path, Any]]:
     """(path, parsed object or the reason it is unreadable) of each trial result.json
     under `root` (or `root` itself when it is a file), in sorted path order.
 
@@ -128,14 +132,14 @@ def walk_results(root: Path) -> Iterator[tuple[Path, Any]]:
     including one named result.json.
     """
     if root.is_file():
-        yield root, load_or_reason(root)
+        yield root, load_or_reason(root, max_bytes)
         return
     for directory, subdirs, files in os.walk(root):
         subdirs.sort()
         if RESULT_FILE not in files:
             continue
         path = Path(directory) / RESULT_FILE
-        obj = load_or_reason(path)
+        obj = load_or_reason(path, max_bytes)
         if is_trial(obj):
             subdirs.clear()
             yield path, obj

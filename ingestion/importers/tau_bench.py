@@ -7,21 +7,29 @@ parameters. The converted bundle then takes the one normal ingest path.
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import ijson
 
 from ingestion.bundles import ErrorCollector, rejected
+from ingestion.bundles.depth import StreamDepth, too_deep, too_deep_message
+from ingestion.bundles.limits import JSON_DEPTH_MAX
+from ingestion.bundles.lines import strip_bom
 from ingestion.importers.common import (
+    MAX_DOCUMENT_BYTES,
     PASS_REWARD,
     Conversion,
     Output,
     Report,
+    RunSpool,
     UniqueIds,
     check_parameters,
     dumps,
     is_number,
     kind,
-    load_or_reason,
     manifest,
     reject_constant,
     show,
@@ -31,6 +39,7 @@ from ingestion.importers.common import (
 # A trajectory bigger than this goes to its own file instead of inline: a runs.jsonl
 # line is capped (10 MB by default) and one long conversation must not hit the cap.
 INLINE_TRAJECTORY_BYTES = 1024 * 1024
+_PARSE_BUFFER = 64 * 1024  # bytes the incremental parser reads at a time
 
 
 def convert_tau_bench(
@@ -41,10 +50,13 @@ def convert_tau_bench(
     suite_version: str,
     model: str,
     out: Output,
+    max_item_bytes: int = MAX_DOCUMENT_BYTES,
 ) -> Conversion:
     """Convert a τ-bench results file into a bundle at `out`.
 
-    Raises BundleRejected naming the file (and the item, as its line) of each problem.
+    The list is parsed one item at a time (never read whole) and each item may take at
+    most `max_item_bytes` of the file. Raises BundleRejected naming the file (and the
+    item, as its line) of each problem.
     """
     check_parameters(harness, suite, suite_version)
     if not isinstance(model, str) or not model.strip():
@@ -52,47 +64,110 @@ def convert_tau_bench(
     path = Path(path)
     label = path.name
     errors = ErrorCollector()
-    items = _tau_items(path, label)
-    runs, sources, files = [], [], {}
+    sources: list[str] = []
     seen: dict[tuple[str, int], int] = {}
     run_ids = UniqueIds()
-    for number, item in enumerate(items, 1):
-        run = _tau_run(item, number, label, errors, seen)
-        if run is None:
-            continue
-        task_id, trial = run.pop("task_id"), run.pop("trial")
-        run_id = run_ids.take(f"{path.stem}/{task_id}/{trial}")
-        trajectory = run.pop("trajectory")
-        if trajectory is not None:
-            trajectory = _place_trajectory(trajectory, len(runs) + 1, files)
-        runs.append(
-            {
-                "run_id": run_id,
-                "suite": suite,
-                "suite_version": suite_version,
-                "task_id": task_id,
-                "model": model.strip(),
-                "trial": trial,
-                **run,
-                "trajectory": trajectory,
-            }
-        )
-        sources.append(f"{label}:{number}")
-    if not runs and not errors:
-        errors.add(label, None, "", "holds no results")
-    errors.raise_if_any()
-    note = f"Imported from a τ-bench results file ({len(runs)} runs)."
-    write_bundle(out, manifest(harness, "tau-bench", note), runs, files)
-    return Conversion("tau-bench", len(runs), tuple(sources))
+    spool = RunSpool()
+    with tempfile.TemporaryDirectory(prefix="tau-") as spill:
+        files: dict[str, bytes | Path] = {}
+        try:
+            for number, item in enumerate(_tau_items(path, label, max_item_bytes), 1):
+                run = _tau_run(item, number, label, errors, seen)
+                if run is None or errors:
+                    continue  # after the first error, only keep validating
+                task_id, trial = run.pop("task_id"), run.pop("trial")
+                run_id = run_ids.take(f"{path.stem}/{task_id}/{trial}")
+                trajectory = run.pop("trajectory")
+                if trajectory is not None:
+                    trajectory = _place_trajectory(trajectory, spool.count + 1, files, spill)
+                spool.add({
+                    "run_id": run_id, "suite": suite, "suite_version": suite_version,
+                    "task_id": task_id, "model": model.strip(), "trial": trial,
+                    **run, "trajectory": trajectory,
+                })  # fmt: skip
+                sources.append(f"{label}:{number}")
+            if not spool.count and not errors:
+                errors.add(label, None, "", "holds no results")
+            errors.raise_if_any()
+        except BaseException:
+            spool.close()
+            raise
+        note = f"Imported from a τ-bench results file ({spool.count} runs)."
+        write_bundle(out, manifest(harness, "tau-bench", note), spool, files)
+    return Conversion("tau-bench", len(sources), tuple(sources))
 
 
-def _tau_items(path: Path, label: str) -> list[Any]:
-    items = load_or_reason(path)
-    if isinstance(items, Exception):
-        raise rejected(label, str(items))
-    if not isinstance(items, list):
-        raise rejected(label, f"must be a JSON list of results, not {kind(items)}")
-    return items
+class _ItemTooDeep(Exception):
+    pass
+
+
+class _ItemTooLarge(Exception):
+    pass
+
+
+class _CappedReader:
+    """A file read through for ijson that refuses to read more than `cap` bytes (plus
+    one parser buffer) since the last item ended: no single item fills the memory."""
+
+    def __init__(self, file: BinaryIO, cap: int) -> None:
+        self.file, self.cap = file, cap
+        self.read_bytes = self.mark = 0
+        # The list itself is one level: each item may nest as deep as a bundle record.
+        # Checked before the parser sees the bytes: its path prefixes grow with the
+        # square of the depth (a few hundred KB nested deeply would exhaust the memory).
+        self.depth = StreamDepth(JSON_DEPTH_MAX + 1)
+
+    def read(self, size: int = -1) -> bytes:
+        if self.read_bytes - self.mark > self.cap:
+            raise _ItemTooLarge
+        data = self.file.read(_PARSE_BUFFER if size < 0 else min(size, _PARSE_BUFFER))
+        self.read_bytes += len(data)
+        if self.depth.feed(data):
+            raise _ItemTooDeep
+        return data
+
+
+def _tau_items(path: Path, label: str, max_item_bytes: int) -> Iterator[Any]:
+    """The items of the results list, one at a time; the whole file is never loaded."""
+    with path.open("rb") as fh:
+        head = fh.read(_PARSE_BUFFER)
+        first = strip_bom(head).lstrip()[:1]
+        if first != b"[":
+            shape = {b"{": "an object", b"": "empty"}.get(first, "something else")
+            raise rejected(label, f"must be a JSON list of results, not {shape}")
+        fh.seek(len(head) - len(strip_bom(head)))  # past the BOM, if any
+        reader = _CappedReader(fh, max_item_bytes)
+        number = 0
+        try:
+            for item in ijson.items(reader, "item", use_float=True, buf_size=_PARSE_BUFFER):
+                number += 1
+                yield item
+                reader.mark = reader.read_bytes
+        except _ItemTooDeep:
+            raise rejected(label, f"item {number + 1} {too_deep_message()}") from None
+        except _ItemTooLarge:
+            raise rejected(
+                label, f"item {number + 1} is larger than the limit of {max_item_bytes:,} bytes"
+            ) from None
+        except ijson.JSONError as exc:
+            raise rejected(label, f"is not valid JSON ({_reason(exc)})") from None
+        except UnicodeDecodeError:
+            raise rejected(label, "is not UTF-8 text") from None
+
+
+def _reason(exc: Exception) -> str:
+    """The parser's message, with the text it stopped at: `lexical error … at 'NaN]'`."""
+    lines = str(exc).replace("\\n", "\n").strip("b'\n").splitlines() or [type(exc).__name__]
+    reason = lines[0].strip().rstrip(".")
+    if len(lines) >= 3 and "^" in lines[2]:
+        # yajl's caret stands one character past where it stopped.
+        near = lines[1][max(lines[2].index("^") - 1, 0) :][:20].strip()
+        for constant in ("NaN", "Infinity", "-Infinity"):
+            if near.startswith(constant):
+                return f"{constant} is not allowed in JSON"
+        if near:
+            reason = f"{reason} at {near!r}"
+    return reason[:200]
 
 
 def _tau_run(
@@ -193,6 +268,8 @@ def _arguments(value: Any) -> dict[str, Any]:
     if value is None or value == "":
         return {}
     if isinstance(value, str):
+        if too_deep(value):
+            return {"raw": value}
         try:
             value = json.loads(value, parse_constant=reject_constant)
         except ValueError:  # NotJson (NaN) included
@@ -209,11 +286,16 @@ def _text(content: Any) -> str | None:
     return json.dumps(content, ensure_ascii=False)
 
 
-def _place_trajectory(turns: list[dict[str, Any]], number: int, files: dict[str, bytes]) -> Any:
-    """Inline, or for a long one a `trajectories/` file (the path goes in the run)."""
+def _place_trajectory(
+    turns: list[dict[str, Any]], number: int, files: dict[str, bytes | Path], spill: str
+) -> Any:
+    """Inline, or for a long one a `trajectories/` file (the path goes in the run),
+    written to `spill` on disk until the bundle is packed."""
     data = dumps(turns).encode()
     if len(data) <= INLINE_TRAJECTORY_BYTES:
         return turns
     path = f"trajectories/run-{number:06d}.json"
-    files[path] = data
+    on_disk = Path(spill) / f"run-{number:06d}.json"
+    on_disk.write_bytes(data)
+    files[path] = on_disk
     return path

@@ -4,7 +4,8 @@ The web form, the API and `manage.py ingest` all call `submission_receive`, whic
 stores the bytes under their SHA-256 and creates (or finds) the submission, then queues
 `ingest_submission` once the row has committed. The command line instead calls
 `submission_ingest`, which processes at once. Native results (Harbor, τ-bench) are
-converted to a bundle first and then received like any other.
+kept as sent, with their format and parameters on the submission; the worker converts
+them (ingestion/services/conversion.py), never the web request.
 """
 
 from __future__ import annotations
@@ -13,21 +14,26 @@ import contextlib
 import gzip
 import hashlib
 import io
+import json
 import os
 import tarfile
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from ingestion.importers import convert_native, extract_job_archive
 from ingestion.models import Submission
-from ingestion.services.processing import ProgressCallback, submission_process
+from ingestion.services.processing import (
+    ProgressCallback,
+    submission_process,
+    submission_rejected_internally,
+    submission_retake,
+)
+from ingestion.services.queue import submission_enqueue
 from ingestion.services.storage import upload_dir, upload_path
-from ingestion.tasks import ingest_submission
 
 CHUNK_BYTES = 1024 * 1024
 
@@ -38,18 +44,59 @@ class UploadTooLarge(Exception):
     """The upload is over ARENA_MAX_UPLOAD_BYTES; nothing was kept."""
 
 
+class SubmittedByAnother(Exception):
+    """These bytes are another account's submission; nothing was kept (API: 409)."""
+
+    def __init__(self, submission_id: int) -> None:
+        self.submission_id = submission_id
+        super().__init__(
+            f"these bytes were already submitted by another account (submission"
+            f" {submission_id}); a submission belongs to the account that sent it first."
+            " To submit the same runs yourself, change the bundle (e.g. its manifest notes)."
+        )
+
+
+def _own_or_refuse(submission: Submission, user) -> Submission:
+    # The same bytes from their own uploader return their submission; from anyone else
+    # they are refused by name, never answered with an id the sender cannot read.
+    if submission.uploader_id != user.pk:
+        raise SubmittedByAnother(submission.pk)
+    return submission
+
+
 def submission_receive(
-    *, upload: Upload, user, filename: str = "", enqueue: bool = True
+    *,
+    upload: Upload,
+    user,
+    filename: str = "",
+    enqueue: bool = True,
+    native: NativeSource | None = None,
 ) -> tuple[Submission, bool]:
-    """Store an upload and return (submission, created); the same bytes again return the first one."""
+    """Store an upload and return (submission, created); the same bytes again return the first one.
+
+    `native` marks a native upload (kept as sent, converted by the worker).
+    """
     if isinstance(upload, Path) and upload.is_dir():
         # A directory is packed into a temporary archive on disk, never into memory.
+        # A native job folder keeps its name as the archive's top folder (errors name it).
+        prefix = upload.name if native else ""
         with tempfile.TemporaryFile() as packed:
-            _pack_directory(upload, packed)
+            _pack_directory(upload, packed, prefix=prefix)
             packed.seek(0)
-            return submission_receive(upload=packed, user=user, filename=filename, enqueue=enqueue)
-    stored, sha256, size = _store_upload(upload)
+            return submission_receive(
+                upload=packed, user=user, filename=filename, enqueue=enqueue, native=native
+            )
+    stored, sha256, size = _store_upload(upload, key=native.key() if native else b"")
     existing = Submission.objects.filter(sha256=sha256).first()
+    if existing is not None and existing.uploader_id != user.pk:
+        stored.unlink(missing_ok=True)
+        _own_or_refuse(existing, user)
+    if existing is not None and submission_rejected_internally(existing):
+        # Rejected for no fault of its bytes (see processing): these bytes are taken again.
+        os.replace(stored, upload_path(sha256))
+        if submission_retake(submission=existing) and enqueue:
+            transaction.on_commit(lambda: submission_enqueue(existing.pk))
+        return existing, False
     if existing is not None:
         stored.unlink(missing_ok=True)
         return existing, False
@@ -57,31 +104,44 @@ def submission_receive(
     try:
         with transaction.atomic():
             submission = Submission.objects.create(
-                uploader=user, sha256=sha256, original_name=filename[:255], size_bytes=size
+                uploader=user,
+                sha256=sha256,
+                original_name=filename[:255],
+                size_bytes=size,
+                **(native.fields() if native else {}),
             )
     except IntegrityError:  # the same bytes, uploaded concurrently
-        return Submission.objects.get(sha256=sha256), False
-    if enqueue:
-        transaction.on_commit(lambda: ingest_submission.delay(submission.pk))
+        return _own_or_refuse(Submission.objects.get(sha256=sha256), user), False
+    if enqueue:  # a broker that is down only logs: the sweep sends it later
+        transaction.on_commit(lambda: submission_enqueue(submission.pk))
     return submission, True
 
 
 def submission_ingest(
-    *, upload: Upload, user, filename: str = "", progress: ProgressCallback | None = None
+    *,
+    upload: Upload,
+    user,
+    filename: str = "",
+    progress: ProgressCallback | None = None,
+    native: NativeSource | None = None,
 ) -> tuple[Submission, bool]:
     """Receive and process synchronously (the command line path)."""
     submission, created = submission_receive(
-        upload=upload, user=user, filename=filename, enqueue=False
+        upload=upload, user=user, filename=filename, enqueue=False, native=native
     )
     if submission.status == Submission.Status.QUEUED:
         submission = submission_process(submission_id=submission.pk, progress=progress)
     return submission, created
 
 
-def _store_upload(upload: Upload) -> tuple[Path, str, int]:
-    """Stream the upload to a temporary file, hashing it and enforcing the size limit."""
+def _store_upload(upload: Upload, key: bytes = b"") -> tuple[Path, str, int]:
+    """Stream the upload to a temporary file, hashing it and enforcing the size limit.
+
+    `key` is hashed before the bytes (never stored): a native upload is identified by
+    its bytes and the parameters it is converted with.
+    """
     limit = settings.ARENA_MAX_UPLOAD_BYTES
-    digest, size = hashlib.sha256(), 0
+    digest, size = hashlib.sha256(key), 0
     fd, name = tempfile.mkstemp(dir=upload_dir(), suffix=".part")
     with _as_stream(upload) as source, os.fdopen(fd, "wb") as target:
         while chunk := source.read(CHUNK_BYTES):
@@ -105,20 +165,28 @@ def _as_stream(upload: Upload):
     return contextlib.nullcontext(upload)  # the caller's stream: not ours to close
 
 
-def _pack_directory(directory: Path, target: BinaryIO) -> None:
+def _pack_directory(directory: Path, target: BinaryIO, prefix: str = "") -> None:
     """A directory bundle becomes a deterministic tar.gz, so the same files hash the same."""
     with (
         gzip.GzipFile(fileobj=target, mode="wb", mtime=0) as compressed,
         tarfile.open(fileobj=compressed, mode="w") as archive,
     ):
-        for path in sorted(p for p in directory.rglob("*") if p.is_file() or p.is_symlink()):
-            info = archive.gettarinfo(str(path), arcname=str(path.relative_to(directory)))
+        # Every entry but a directory is packed: links, FIFOs, sockets and devices too,
+        # as headers only (never opened: a FIFO would block), so that the archive check
+        # refuses each of them by its path instead of the bundle losing it silently.
+        for path in sorted(p for p in directory.rglob("*") if p.is_symlink() or not p.is_dir()):
+            name = path.relative_to(directory).as_posix()
+            arcname = f"{prefix}/{name}" if prefix else name
+            info = archive.gettarinfo(str(path), arcname=arcname)
+            if info is None:  # a socket: tar has no type for it
+                info = tarfile.TarInfo(arcname)
+                info.type = b"s"  # unknown to tar, so "has an unsupported type"
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
             if info.isreg():
                 with path.open("rb") as fh:
                     archive.addfile(info, fh)
             else:
-                archive.addfile(info)  # links are kept so that validation refuses them
+                archive.addfile(info)
 
 
 @dataclass(frozen=True)
@@ -126,31 +194,32 @@ class NativeSource:
     """What a native results file does not say about itself (see ingestion.importers)."""
 
     format: str  # "harbor" or "tau-bench"
-    harness: dict
+    harness: str
+    harness_version: str
     suite: str
     suite_version: str
     model: str | None = None
+    contributors: tuple[str, ...] = field(default=())
+
+    def params(self) -> dict:
+        params = asdict(self)
+        del params["format"]
+        params["contributors"] = list(self.contributors)
+        return params
+
+    def fields(self) -> dict:
+        """The Submission fields that record it."""
+        return {"native_format": self.format, "native_params": self.params()}
+
+    def key(self) -> bytes:
+        """Hashed with the bytes: the same file with other parameters is another upload."""
+        return json.dumps([self.format, self.params()], sort_keys=True).encode() + b"\n"
 
 
 def submission_receive_native(
-    *, upload: BinaryIO, user, filename: str, source: NativeSource
+    *, upload: Upload, user, filename: str, source: NativeSource
 ) -> tuple[Submission, bool]:
-    """Convert an uploaded τ-bench file, or an archive of a Harbor job folder, into a
-    bundle and receive it like any other. Raises BundleRejected if it cannot be read."""
-    with tempfile.TemporaryDirectory(dir=upload_dir()) as tmp:
-        raw, converted = Path(tmp) / "upload", Path(tmp) / "bundle.tar.gz"
-        stored, _, _ = _store_upload(upload)
-        os.replace(stored, raw)
-        native = raw
-        if source.format == "harbor":  # a job folder arrives as an archive of it
-            native = Path(tmp) / "job"
-            extract_job_archive(
-                raw, native, max_members=settings.ARENA_MAX_ARCHIVE_MEMBERS,
-                max_bytes=settings.ARENA_MAX_UNCOMPRESSED_BYTES,
-                max_compression_ratio=settings.ARENA_MAX_COMPRESSION_RATIO,
-            )  # fmt: skip
-        convert_native(
-            source.format, native, harness=source.harness, suite=source.suite,
-            suite_version=source.suite_version, model=source.model, out=converted,
-        )  # fmt: skip
-        return submission_receive(upload=converted, user=user, filename=filename)
+    """Keep an uploaded τ-bench file, or an archive of a Harbor job folder, as sent and
+    queue it; the worker converts it and ingests the bundle (or rejects it, naming the
+    native file of each problem)."""
+    return submission_receive(upload=upload, user=user, filename=filename, native=source)

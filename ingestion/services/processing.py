@@ -2,35 +2,75 @@
 
 `submission_process` (run by the worker, or at once by the command line) claims a
 queued submission, streams its bundle through validation into the writers inside one
-transaction (it lands whole or not at all), records the outcome and, when the bundle
-landed, announces that evidence changed.
+transaction (it lands whole or not at all) together with its outcome "ingested" and the
+announcement that evidence changed: a crash can leave runs without their outcome, or
+the reverse, never; a retry finds either nothing written or the submission done.
+
+Only a bundle's own errors reject it. A transient failure (the connection lost, a
+serialization failure, a deadlock, a lock not available, the server shutting down)
+puts the submission back in the queue with its bytes; any other unexpected error
+rejects it as an internal error, and the same bytes uploaded again are taken again
+(`submission_retake`). Every claim counts as an attempt: after ARENA_MAX_INGEST_ATTEMPTS
+of them (a bundle that keeps killing its worker, a database that keeps failing) the
+submission is rejected as given up, which a new upload of its bytes may also retake.
+
+While a process works on a submission it holds a PostgreSQL advisory lock on it, for
+as long as its connection lives. A submission "processing" with no lock held has lost
+its worker (killed, or its connection dropped), so it can be taken again at once rather
+than after a timeout.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
+import psycopg
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
+from django.db import DatabaseError, connection, transaction
+from django.db import InterfaceError as DjangoInterfaceError
+from django.db import OperationalError as DjangoOperationalError
+from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
+from psycopg import sql
 
 from ingestion.bundles import BundleError, BundleLimits, BundleRejected, open_bundle
 from ingestion.evidence import evidence_changed_announce
-from ingestion.models import Harness, Person, Submission, Task
+from ingestion.models import Harness, Submission, Task
+from ingestion.services.conversion import native_bundle
+from ingestion.services.ownership import harness_register
 from ingestion.services.storage import upload_path
 from ingestion.services.writers import RunWriter, SessionWriter
 
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int], None]
-# Longer than the ingest task's hard time limit: a processing claim this old is dead.
-ABANDONED_AFTER = timedelta(minutes=30)
 PROGRESS_EVERY = 1000
+# Advisory locks (INGEST_LOCK, submission id) in PostgreSQL's two-key space, which
+# cannot collide with the recompute's one-key lock.
+INGEST_LOCK = 7_202
+# The SQLSTATEs worth a retry, besides class 08 (connection exception): serialization
+# failure, deadlock, lock not available, and the server shutting down or starting up.
+# Others that psycopg also calls OperationalError (a statement timeout, out of memory,
+# disk full, a program limit) would fail the same way again: an internal error.
+TRANSIENT_SQLSTATES = frozenset({"40001", "40P01", "55P03", "57P01", "57P02", "57P03"})
+# Errors without a SQLSTATE that are about the connection (closed, lost, refused).
+CONNECTION_ERRORS = (
+    DjangoOperationalError, DjangoInterfaceError, psycopg.OperationalError, psycopg.InterfaceError,
+)  # fmt: skip
+# The rejections that are not the bundle's fault; its bytes may be uploaded again.
+INTERNAL_ERROR = BundleError(file="", line=None, field="", message="internal error while ingesting")
+GAVE_UP_PREFIX = "gave up after "
+
+_LOCKS_HELD = sql.SQL(
+    "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
+    " AND objsubid = 2 AND granted"
+)
+_LOCK_TRY = sql.SQL("SELECT pg_try_advisory_lock(%s, %s)")
+_UNLOCK = sql.SQL("SELECT pg_advisory_unlock(%s, %s)")
 
 
 def bundle_limits() -> BundleLimits:
@@ -44,55 +84,194 @@ def bundle_limits() -> BundleLimits:
     )
 
 
+def gave_up_error(attempts: int) -> BundleError:
+    """The rejection of a submission claimed `attempts` times without finishing."""
+    return BundleError(
+        file="", line=None, field="",
+        message=f"{GAVE_UP_PREFIX}{attempts} attempts: the ingest kept failing"
+        " (worker lost or database unavailable)",
+    )  # fmt: skip
+
+
+def error_is_transient(error: BaseException) -> bool:
+    """Whether the same ingest may well succeed if tried again (by its SQLSTATE).
+
+    Raw COPY raises psycopg's own errors, the ORM Django's wrappers of them (the
+    psycopg error is their __cause__).
+    """
+    if isinstance(error, DatabaseError) and isinstance(error.__cause__, psycopg.Error):
+        error = error.__cause__
+    sqlstate = getattr(error, "sqlstate", None) if isinstance(error, psycopg.Error) else None
+    if sqlstate:
+        return sqlstate.startswith("08") or sqlstate in TRANSIENT_SQLSTATES
+    return isinstance(error, CONNECTION_ERRORS)
+
+
 def submission_process(
     *, submission_id: int, progress: ProgressCallback | None = None
 ) -> Submission:
-    """Validate and store a queued submission; return it ingested or rejected.
+    """Validate and store a queued submission; return it ingested, rejected, or back in
+    the queue after a transient failure (the caller retries it).
 
-    A submission left "processing" for longer than any ingest may run (its worker died;
-    the redelivered task finds it) is taken again: its transaction never committed.
+    A submission "processing" whose worker died (no lock held) is taken again: its
+    transaction never committed. One that a live process holds is left to it.
     """
-    if not _claim(submission_id):  # another worker (or the command) has it, or it is done
+    if not _lock_take(submission_id):
         return Submission.objects.select_related("uploader").get(pk=submission_id)
+    try:
+        return _process_locked(submission_id, progress)
+    finally:
+        _lock_release(submission_id)
+
+
+def _process_locked(submission_id: int, progress: ProgressCallback | None) -> Submission:
+    if not _claim(submission_id):  # done already, withdrawn, or out of attempts
+        submission = Submission.objects.select_related("uploader").get(pk=submission_id)
+        if _give_up(submission):
+            upload_path(submission.sha256).unlink(missing_ok=True)
+        return submission
     submission = Submission.objects.select_related("uploader").get(pk=submission_id)
     path = upload_path(submission.sha256)
     try:
-        counts = _ingest_file(submission, path, progress)
+        # A native upload is converted first (ingestion/services/conversion.py).
+        with native_bundle(submission, path) as bundle:
+            _ingest_file(submission, bundle, progress)  # records "ingested" itself
     except BundleRejected as rejected:
-        _finish(
-            submission, Submission.Status.REJECTED, errors=rejected.errors, total=rejected.total
-        )
-    except Exception:
+        _finish(submission, errors=rejected.errors, total=rejected.total)
+    except Exception as error:
+        if error_is_transient(error):
+            logger.warning("ingest of submission %s interrupted; queued again", submission.pk)
+            _requeue(submission)
+            return submission  # the bytes stay for the retry
         logger.exception("ingest of submission %s failed", submission.pk)
-        error = BundleError(file="", line=None, field="", message="internal error while ingesting")
-        _finish(submission, Submission.Status.REJECTED, errors=[error], total=1)
-    else:
-        _finish(submission, Submission.Status.INGESTED, counts=counts)
+        _finish(submission, errors=[INTERNAL_ERROR], total=1)
     path.unlink(missing_ok=True)
     return submission
 
 
-def _claim(submission_id: int) -> bool:
-    now = timezone.now()
-    abandoned = Q(status=Submission.Status.PROCESSING, started_at__lt=now - ABANDONED_AFTER)
-    return bool(
-        Submission.objects.filter(
-            Q(status=Submission.Status.QUEUED) | abandoned, pk=submission_id
-        ).update(status=Submission.Status.PROCESSING, started_at=now)
+def submission_rejected_internally(submission: Submission) -> bool:
+    """Rejected for no fault of the bundle (an internal error, or given up after too
+    many attempts): the same bytes may be taken again."""
+    return (
+        submission.status == Submission.Status.REJECTED
+        and len(submission.errors) == 1
+        and _is_internal(submission.errors[0])
     )
 
 
-@transaction.atomic
-def _finish(
+def submission_retake(*, submission: Submission) -> bool:
+    """Put a submission rejected internally back in the queue with fresh attempts (its
+    bytes must be stored again first); False if it is not such a submission (any more)."""
+    internal = Q(errors=[_error_json(INTERNAL_ERROR)]) | Q(
+        error_count=1, errors__0__file="", errors__0__message__startswith=GAVE_UP_PREFIX
+    )
+    taken = Submission.objects.filter(internal, pk=submission.pk, status=Submission.Status.REJECTED)
+    taken = taken.update(
+        status=Submission.Status.QUEUED, errors=[], error_count=0, started_at=None,
+        finished_at=None, attempts=0,
+    )  # fmt: skip
+    if taken:
+        submission.refresh_from_db()
+    return bool(taken)
+
+
+def submission_mark_enqueued(*, submission_id: int) -> None:
+    """Record that its ingest task is being sent (the sweep then waits before sending
+    another). Database time, comparable with the `started_at` its claim records."""
+    Submission.objects.filter(pk=submission_id).update(enqueued_at=Now())
+
+
+def submissions_abandoned() -> list[int]:
+    """Submissions "processing" that no live process holds: their worker died."""
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCKS_HELD, [INGEST_LOCK])
+        held = {row[0] for row in cursor.fetchall()}
+    processing = Submission.objects.filter(status=Submission.Status.PROCESSING)
+    return [pk for pk in processing.values_list("pk", flat=True) if _lock_key(pk) not in held]
+
+
+def _lock_key(submission_id: int) -> int:
+    return submission_id & 0x7FFFFFFF  # the lock's second key is an int4
+
+
+def _lock_take(submission_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_TRY, [INGEST_LOCK, _lock_key(submission_id)])
+        return cursor.fetchone()[0]
+
+
+def _lock_release(submission_id: int) -> None:
+    """Release the lock; a connection that died has released it already."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(_UNLOCK, [INGEST_LOCK, _lock_key(submission_id)])
+    except DatabaseError:
+        connection.close()
+
+
+OPEN = (Submission.Status.QUEUED, Submission.Status.PROCESSING)
+
+
+def _claim(submission_id: int) -> bool:
+    """Mark it processing and count the attempt, unless its attempts are used up. The
+    caller holds its lock, so "processing" here means its last worker died."""
+    return bool(
+        Submission.objects.filter(
+            pk=submission_id, status__in=OPEN, attempts__lt=settings.ARENA_MAX_INGEST_ATTEMPTS
+        ).update(status=Submission.Status.PROCESSING, started_at=Now(), attempts=F("attempts") + 1)
+    )
+
+
+def _give_up(submission: Submission) -> bool:
+    """Reject a submission still open whose attempts are used up (a withdrawal wins)."""
+    error = gave_up_error(submission.attempts)
+    given_up = Submission.objects.filter(
+        pk=submission.pk, status__in=OPEN, attempts__gte=settings.ARENA_MAX_INGEST_ATTEMPTS
+    ).update(
+        status=Submission.Status.REJECTED, errors=[_error_json(error)], error_count=1,
+        finished_at=Now(),
+    )  # fmt: skip
+    if given_up:
+        logger.warning("submission %s: %s", submission.pk, error.message)
+        submission.refresh_from_db()
+    return bool(given_up)
+
+
+def _requeue(submission: Submission) -> None:
+    """Back to queued after a transient failure, on a fresh connection if the old one
+    died. If the database is still away, it stays "processing" with no lock held, which
+    the sweep (or the next delivery) recognises as abandoned."""
+    submission.status = Submission.Status.PROCESSING  # not what the failed write set
+    alive = connection.is_usable()
+    try:
+        if not alive:  # the lock died with the old connection: take it again, or yield
+            connection.close()
+            if not _lock_take(submission.pk):
+                return  # someone else took it meanwhile
+        Submission.objects.filter(pk=submission.pk, status=Submission.Status.PROCESSING).update(
+            status=Submission.Status.QUEUED, started_at=None
+        )
+        submission.refresh_from_db(fields=["status", "started_at"])
+    except DatabaseError:
+        logger.warning("could not queue submission %s again; the sweep will", submission.pk)
+        connection.close()
+
+
+def _finish(submission: Submission, *, errors: Sequence[BundleError], total: int) -> None:
+    """Record a rejection (an ingest records its own success, see `_ingest_file`)."""
+    _outcome_save(submission, Submission.Status.REJECTED, errors=errors, total=total)
+
+
+def _outcome_save(
     submission: Submission,
     status: str,
     *,
-    errors: list[BundleError] | None = None,
+    errors: Sequence[BundleError] = (),
     total: int = 0,
     counts: tuple[int, int] = (0, 0),
 ) -> None:
     submission.status = status
-    submission.errors = [_error_json(e) for e in errors or []]
+    submission.errors = [_error_json(e) for e in errors]
     submission.error_count = total
     submission.runs_count, submission.sessions_count = counts
     submission.finished_at = timezone.now()
@@ -101,23 +280,23 @@ def _finish(
             "status", "errors", "error_count", "runs_count", "sessions_count", "finished_at",
         ]
     )  # fmt: skip
-    if status == Submission.Status.INGESTED:
-        evidence_changed_announce(
-            sender=__name__,
-            harness_ids=[submission.harness_id],
-            sessions=submission.sessions_count > 0,
-        )
 
 
 def _error_json(error: BundleError) -> dict:
     return {"file": error.file, "line": error.line, "field": error.field, "message": error.message}
 
 
+def _is_internal(error: dict) -> bool:
+    if error == _error_json(INTERNAL_ERROR):
+        return True
+    return error.get("file") == "" and str(error.get("message", "")).startswith(GAVE_UP_PREFIX)
+
+
 @transaction.atomic
-def _ingest_file(
-    submission: Submission, path: Path, progress: ProgressCallback | None
-) -> tuple[int, int]:
-    """Everything a bundle writes happens here, in one transaction; any error undoes all of it."""
+def _ingest_file(submission: Submission, path: Path, progress: ProgressCallback | None) -> None:
+    """Everything a bundle writes happens here, in one transaction, with the outcome
+    "ingested" and the announcement (whose listener records a recompute request): any
+    error undoes all of it, and nothing can commit the runs without the outcome."""
     with open_bundle(
         path, limits=bundle_limits(), name=submission.original_name or "upload"
     ) as bundle:
@@ -129,38 +308,15 @@ def _ingest_file(
         runs = _write_runs(bundle, submission, harness, progress) if bundle.has_runs else 0
         sessions = _write_sessions(bundle, submission, progress) if bundle.has_sessions else 0
         bundle.raise_if_errors()
-    return runs, sessions
+    _outcome_save(submission, Submission.Status.INGESTED, counts=(runs, sessions))
+    evidence_changed_announce(
+        sender=__name__, harness_ids=[submission.harness_id], sessions=sessions > 0
+    )
 
 
 def _harness_for(bundle, submission: Submission) -> Harness:
-    spec = bundle.manifest.harness
-    harness, _ = Harness.objects.get_or_create(
-        name=spec.name,
-        version=spec.version,
-        defaults={"minimal_baseline": spec.minimal_baseline, "url": spec.url or ""},
-    )
-    if harness.minimal_baseline != spec.minimal_baseline:
-        _reject(
-            "manifest.json",
-            "harness.minimal_baseline",
-            f"{harness} is registered with minimal_baseline={str(harness.minimal_baseline).lower()}",
-        )
-    if harness.minimal_baseline and not submission.uploader.is_staff:
-        _reject(
-            "manifest.json",
-            "harness.minimal_baseline",
-            "only staff may submit runs of the Minimal baseline harness",
-        )
-    # Contributors only ever grow: leaving a name out of a later manifest must not
-    # hide a conflict of interest. Admins correct mistakes at the source.
-    people = [Person.objects.get_or_create(handle=h)[0] for h in spec.contributors]
-    harness.contributors.add(*people)
-    return harness
-
-
-def _reject(file: str, field: str, message: str) -> None:
-    error = BundleError(file=file, line=None, field=field, message=message)
-    raise BundleRejected([error], 1)
+    # Ownership decides the row: the maintainers' own, or an independent run's.
+    return harness_register(spec=bundle.manifest.harness, uploader=submission.uploader)
 
 
 def _write_runs(

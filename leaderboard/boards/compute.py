@@ -6,6 +6,7 @@ which totals feed it and in which order entries are shown.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -21,8 +22,25 @@ class AgentName:
     minimal_baseline: bool
 
 
+def finite(value: float | None) -> float | None:
+    """The figure, or None when it is not a finite number.
+
+    JSON carries no NaN or infinity (the API, the downloads and the snapshot's jsonb
+    would refuse or mangle one). The bounds of limits.py keep every sum finite; this is
+    the last guard, so that no input can ever make a board unreadable.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def entry_figures(t: AgentTotals, name: AgentName) -> dict:
     """Every published figure of one entry except rank and the Token Saving badge."""
+    figures = _figures(t, name)
+    return {key: finite(value) for key, value in figures.items()}
+
+
+def _figures(t: AgentTotals, name: AgentName) -> dict:
     low, high = stats.wilson_interval(t.passes, t.n)
     cost, cost_status = stats.cost_per_success(float(t.cost), t.passes, t.unpriced > 0)
     ttft_p50, ttft_p95, duration_p50, duration_p95 = t.percentiles
@@ -71,13 +89,14 @@ def award_token_saving(entries: list[dict]) -> None:
             minimal_by_model[entry["model"]] = entry
     for entry in entries:
         minimal = minimal_by_model.get(entry["model"], {})
-        entry["token_saving"] = stats.token_saving(
+        saving = stats.token_saving(
             entry["tokens_per_success"],
             entry["pass_rate"],
             minimal.get("tokens_per_success"),
             minimal.get("pass_rate"),
             is_minimal=entry["minimal_baseline"],
         )
+        entry["token_saving"] = {**saving, "ratio": finite(saving["ratio"])}
 
 
 def is_rankable(entry: dict) -> bool:

@@ -91,6 +91,13 @@ class AgentProfile:
     submissions: list[Submission]
     pass_k_entry: BoardEntry | None = None
     runs_total: int = field(default=0)
+    # For an independent run: the maintainers' row of the same version, when published.
+    original: Harness | None = None
+
+    @property
+    def home_url(self) -> str:
+        """The harness's URL; an independent run shows the maintainers' (it has none)."""
+        return self.harness.url or (self.original.url if self.original else "")
 
 
 def run_status(outcome: str, conflict_excluded: bool) -> str:

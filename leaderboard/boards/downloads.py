@@ -26,15 +26,17 @@ EXPORT_FIELDS = (
     "cost_per_success_status", "tokens_per_success", "token_saving_ratio",
     "token_saving_awarded", "partial_score", "ttft_ms_p50", "ttft_ms_p95",
     "duration_s_p50", "duration_s_p95", "mean_steps", "mean_tool_calls",
+    # Last, so that the earlier columns keep their positions for existing readers.
+    "independent_by",
 )  # fmt: skip
-# The columns whose text comes from bundles.
-BUNDLE_TEXT_FIELDS = ("harness", "harness_version", "model")
+# The columns whose text comes from bundles (or, independent_by, a chosen username).
+BUNDLE_TEXT_FIELDS = ("harness", "harness_version", "independent_by", "model")
 
 
 def export_row(entry: BoardEntry) -> dict:
     """One entry as the API shows it, plus the badge and rank as the page shows them."""
     row = dict(BoardEntrySerializer(entry).data)
-    row["token_saving_ratio"] = entry.token_saving_ratio
+    row["token_saving_ratio"] = row["token_saving"]["ratio"]  # finite or None, as in the API
     row["token_saving_awarded"] = entry.token_saving_awarded
     row["rank_display"] = rank_label(entry)
     return row
@@ -59,7 +61,8 @@ def board_csv(current: Board, rows: list[dict]) -> str:
 
 
 def _spreadsheet_safe(row: dict) -> dict:
-    return {**row, **{key: spreadsheet_text(row[key]) for key in BUNDLE_TEXT_FIELDS}}
+    text = {key: spreadsheet_text(row[key]) for key in BUNDLE_TEXT_FIELDS if row[key] is not None}
+    return {**row, **text}
 
 
 def board_json(current: Board, rows: list[dict]) -> str:
@@ -72,7 +75,9 @@ def board_json(current: Board, rows: list[dict]) -> str:
         "computed_at": current.snapshot.computed_at.isoformat(),
         "entries": rows,
     }
-    return json.dumps(document, indent=1)
+    # Strict JSON: the rows are finite (BoardEntrySerializer), and a NaN or infinity
+    # that slipped through would fail here rather than be written as bare `Infinity`.
+    return json.dumps(document, indent=1, allow_nan=False)
 
 
 # Download format -> (writer, content type).

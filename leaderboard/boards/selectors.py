@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet, Value
 from django.db.models.functions import Concat
+from django.utils.connection import ConnectionProxy
 
 from ingestion.models import Category, Harness, LanguageModel, Outcome, Run, Submission, Suite, Task
 from leaderboard.boards.display import (
@@ -28,6 +29,10 @@ from leaderboard.boards.params import SORT_KEYS, BoardParams
 from leaderboard.boards.sql import excluded_tasks_query
 from leaderboard.models import Board, BoardEntry, BoardSnapshot
 from leaderboard.sorting import is_descending
+
+# Rendered pages and the snapshot micro-cache: the per-process (or Redis) "pages"
+# cache, not the shared default one (arena/settings.py CACHES).
+cache = ConnectionProxy(caches, "pages")
 
 # ---------------------------------------------------------------------------------
 # Board pages
@@ -67,7 +72,8 @@ def board_table(board: Board, params: BoardParams) -> BoardTable:
 
 
 def _entries(board: Board, params: BoardParams) -> QuerySet[BoardEntry]:
-    entries = BoardEntry.objects.filter(board=board)
+    # The harness row says whether the entry is an independent run, and by whom.
+    entries = BoardEntry.objects.filter(board=board).select_related("harness__independent_by")
     if params.model:
         entries = entries.filter(model_name__icontains=params.model)
     if params.harness:
@@ -122,10 +128,16 @@ def agent_profile(harness: Harness, model: LanguageModel) -> AgentProfile:
     counts = {status: 0 for status in GRID_SYMBOLS}
     for _suite, _category, _task, cell in cells:
         counts[cell.status] += 1
+    original = harness.original() if harness.is_independent else harness
+    # An independent run's people are the maintainers' (the conflict rule reads them).
+    people = {p.pk: p for p in harness.contributors.all()}
+    if original is not None and original.pk != harness.pk:
+        people.update((p.pk, p) for p in original.contributors.all())
     return AgentProfile(
         harness=harness,
         model=model,
-        contributors=list(harness.contributors.all()),
+        contributors=sorted(people.values(), key=lambda person: person.handle),
+        original=original if original is not None and original.pk != harness.pk else None,
         board_rows=board_rows,
         grid=group_grid(cells),
         status_counts=counts,
@@ -197,7 +209,7 @@ VISIBLE_STATUSES = (Submission.Status.INGESTED, Submission.Status.WITHDRAWN)
 def run_for_page(pk: int) -> Run | None:
     return (
         Run.objects.select_related(
-            "task__suite", "task__category", "harness", "model", "submission"
+            "task__suite", "task__category", "harness__independent_by", "model", "submission"
         )
         .filter(pk=pk, submission__status__in=VISIBLE_STATUSES)
         .first()
@@ -234,8 +246,17 @@ def coding_categories() -> list[str]:
     )
 
 
-def find_agent(harness: str, version: str, model: str) -> tuple[Harness, LanguageModel] | None:
-    found_harness = Harness.objects.filter(name=harness, version=version).first()
+def find_agent(
+    harness: str, version: str, model: str, independent_by: str | None = None
+) -> tuple[Harness, LanguageModel] | None:
+    """The agent of a page address: the maintainers' harness row, or, with
+    `independent_by`, that account's independent run of the same version."""
+    rows = Harness.objects.select_related("independent_by").filter(name=harness, version=version)
+    if independent_by is None:
+        rows = rows.filter(independent_by__isnull=True)
+    else:
+        rows = rows.filter(independent_by__username=independent_by)
+    found_harness = rows.first()
     found_model = LanguageModel.objects.filter(name=model).first()
     if found_harness is None or found_model is None:
         return None

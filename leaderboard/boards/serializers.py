@@ -1,5 +1,13 @@
+"""The read API's serializers (api.md). Every float goes out finite or null: the
+figures are computed finite (boards.compute), and these fields hold the line for any
+value stored before that (a snapshot written by an older release)."""
+
 from __future__ import annotations
 
+import math
+from typing import Any
+
+from django.db import models
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -7,35 +15,58 @@ from ingestion.models import Run
 from leaderboard.models import Board, BoardEntry
 
 
+class FiniteFloatField(serializers.FloatField):
+    """A float that JSON can carry: NaN and ±infinity are written as null."""
+
+    def to_representation(self, value: Any) -> float | None:
+        number = super().to_representation(value)
+        return number if math.isfinite(number) else None
+
+
+class FiniteModelSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.FloatField: FiniteFloatField,
+    }
+
+
 class PassHatKSerializer(serializers.Serializer):
-    value = serializers.FloatField()
-    pass_at_k = serializers.FloatField()
+    value = FiniteFloatField()
+    pass_at_k = FiniteFloatField()
     tasks = serializers.IntegerField()
 
 
 class TokenSavingSerializer(serializers.Serializer):
-    ratio = serializers.FloatField(allow_null=True)
+    ratio = FiniteFloatField(allow_null=True)
     awarded = serializers.BooleanField()
 
 
-class BoardEntrySerializer(serializers.ModelSerializer):
+class BoardEntrySerializer(FiniteModelSerializer):
     """api.md `Entry`: one agent on one benchmark board."""
 
     harness = serializers.CharField(source="harness_name")
     model = serializers.CharField(source="model_name")
+    # The account whose independent run this entry is; null for the maintainers' entry.
+    independent_by = serializers.SerializerMethodField()
     token_saving = serializers.SerializerMethodField()
     pass_hat_k = serializers.DictField(child=PassHatKSerializer())
 
     class Meta:
         model = BoardEntry
         fields = [
-            "rank", "harness", "harness_version", "model", "minimal_baseline", "runs", "n",
+            "rank", "harness", "harness_version", "independent_by", "model", "minimal_baseline",
+            "runs", "n",
             "passes", "pass_rate", "wilson_low", "wilson_high", "infra_errors",
             "infra_error_rate", "under_review", "conflict_excluded", "cost_per_success",
             "cost_per_success_status", "tokens_per_success", "token_saving", "pass_hat_k",
             "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50", "duration_s_p95",
             "mean_steps", "mean_tool_calls",
         ]  # fmt: skip
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_independent_by(self, entry: BoardEntry) -> str | None:
+        harness = entry.harness
+        return harness.independent_by.username if harness.independent_by_id else None
 
     def get_token_saving(self, entry: BoardEntry) -> dict:
         return TokenSavingSerializer(
@@ -68,11 +99,15 @@ class BoardDetailSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(BoardEntrySerializer(many=True))
     def get_entries(self, board: Board) -> list[dict]:
-        entries = BoardEntry.objects.filter(board=board).order_by("position")
+        entries = (
+            BoardEntry.objects.filter(board=board)
+            .select_related("harness__independent_by")
+            .order_by("position")
+        )
         return BoardEntrySerializer(entries, many=True).data
 
 
-class RunSerializer(serializers.ModelSerializer):
+class RunSerializer(FiniteModelSerializer):
     """api.md `GET /api/v1/runs/<id>/`: one run with its trajectory."""
 
     submission = serializers.IntegerField(source="submission_id")
@@ -87,7 +122,7 @@ class RunSerializer(serializers.ModelSerializer):
     infra_error = serializers.SerializerMethodField()
     tokens = serializers.SerializerMethodField()
     checkpoints = serializers.SerializerMethodField()
-    duration_s = serializers.FloatField(allow_null=True)
+    duration_s = FiniteFloatField(allow_null=True)
 
     class Meta:
         model = Run

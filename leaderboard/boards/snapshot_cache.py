@@ -11,7 +11,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from django.core.cache import cache
+from django.core.cache import caches
+from django.utils.connection import ConnectionProxy
+
+# Rendered pages and the snapshot micro-cache: the per-process (or Redis) "pages"
+# cache, not the shared default one (arena/settings.py CACHES).
+cache = ConnectionProxy(caches, "pages")
 
 # Old snapshots' entries simply age out.
 SNAPSHOT_CACHE_SECONDS = 600

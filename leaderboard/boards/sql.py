@@ -2,11 +2,13 @@
 
 Two queries read the runs table:
 * one GROUP BY (submission, harness, model, task, outcome) with plain counts and sums,
-  about as costly as any aggregate over the table (money and checkpoint shares are
-  summed as exact numerics, in a fixed order, so a figure never changes in its last
-  digit between two recomputes of the same runs); every rule of §2 (infra errors,
-  conflicts, withdrawals, boards) applies to whole groups, so Python rolls the few
-  thousand group rows up (`totals`);
+  about as costly as any aggregate over the table. Only runs of counted (ingested)
+  submissions reach the sums, and no sum can overflow whatever a run holds: tokens,
+  money and checkpoint shares are summed as exact numerics (so a figure never changes
+  in its last digit between two recomputes of the same runs), and PostgreSQL sums the
+  `integer` steps and tool calls into a bigint, which 2³¹ per run cannot fill before
+  4·10⁹ runs. Every rule of §2 (infra errors, conflicts, boards) applies to whole
+  groups, so Python rolls the few thousand group rows up (`totals`);
 * one percentile query (p50/p95 of TTFT and duration) over the counted runs, one row
   per agent with a filtered aggregate per board.
 Both can be restricted to some harnesses, for the incremental recompute after an ingest:
@@ -38,25 +40,27 @@ EXCLUDED_PAIRS = sql.SQL("""
 _GROUPS = """
     WITH {excluded_pairs},
     groups AS (
-        SELECT submission_id, harness_id, model_id, task_id, outcome,
+        SELECT sub.id AS submission_id, r.harness_id, r.model_id, r.task_id, r.outcome,
+               sub.created_at,
                count(*) AS runs,
-               sum(cost_usd::numeric) AS cost, count(cost_usd) AS priced,
-               sum(tokens_input + tokens_output)::bigint AS tokens,
-               count(tokens_input + tokens_output) AS tokened,
-               sum(steps) AS steps, count(steps) AS steps_n,
-               sum(tool_calls) AS tool_calls, count(tool_calls) AS tool_calls_n,
-               sum(checkpoints_passed::numeric / checkpoints_total) AS partial,
-               count(checkpoints_total) AS partial_n
-        FROM ingestion_run
+               sum(r.cost_usd::numeric) AS cost, count(r.cost_usd) AS priced,
+               sum(r.tokens_input::numeric + r.tokens_output) AS tokens,
+               count(*) FILTER (WHERE r.tokens_input IS NOT NULL
+                                  AND r.tokens_output IS NOT NULL) AS tokened,
+               sum(r.steps) AS steps, count(r.steps) AS steps_n,
+               sum(r.tool_calls) AS tool_calls, count(r.tool_calls) AS tool_calls_n,
+               sum(r.checkpoints_passed::numeric / r.checkpoints_total) AS partial,
+               count(r.checkpoints_total) AS partial_n
+        FROM ingestion_run r
+        JOIN ingestion_submission sub ON sub.id = r.submission_id AND sub.status = 'ingested'
         {where}
-        GROUP BY submission_id, harness_id, model_id, task_id, outcome
+        GROUP BY sub.id, r.harness_id, r.model_id, r.task_id, r.outcome
     )
     SELECT g.harness_id, g.model_id, g.task_id, g.outcome, g.runs, g.cost, g.priced,
            g.tokens, g.tokened, g.steps, g.steps_n, g.tool_calls, g.tool_calls_n,
-           g.partial, g.partial_n, sub.created_at,
+           g.partial, g.partial_n, g.created_at,
            (ep.harness_id IS NOT NULL) AS conflicted
     FROM groups g
-    JOIN ingestion_submission sub ON sub.id = g.submission_id AND sub.status = 'ingested'
     LEFT JOIN excluded_pairs ep ON ep.harness_id = g.harness_id AND ep.task_id = g.task_id
     ORDER BY g.harness_id, g.model_id, g.task_id, g.outcome, g.submission_id
 """
@@ -112,7 +116,7 @@ def suite_condition(suite_id: int) -> sql.Composable:
 
 def groups_query(*, restricted: bool) -> sql.Composed:
     """The GROUP BY query; restricted adds one parameter, the list of harness ids."""
-    where = sql.SQL("WHERE harness_id = ANY(%s)") if restricted else sql.SQL("")
+    where = sql.SQL("WHERE r.harness_id = ANY(%s)") if restricted else sql.SQL("")
     return sql.SQL(_GROUPS).format(excluded_pairs=EXCLUDED_PAIRS, where=where)
 
 

@@ -125,8 +125,10 @@ def _add_group(t: AgentTotals, row: tuple) -> None:
     t.per_task[task_id][1] += passes
     t.cost += cost or 0
     t.unpriced += runs - priced
-    t.tokens += tokens or 0
+    # Integer sums arrive as exact numerics (Decimal): kept as Python ints, unbounded.
+    t.tokens += int(tokens or 0)
     t.untokened += runs - tokened
-    t.steps, t.steps_n = t.steps + (steps or 0), t.steps_n + steps_n
-    t.tool_calls, t.tool_calls_n = t.tool_calls + (tool_calls or 0), t.tool_calls_n + tool_calls_n
+    t.steps, t.steps_n = t.steps + int(steps or 0), t.steps_n + steps_n
+    t.tool_calls += int(tool_calls or 0)
+    t.tool_calls_n += tool_calls_n
     t.partial, t.partial_n = t.partial + (partial or 0), t.partial_n + partial_n

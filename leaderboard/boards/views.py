@@ -123,8 +123,11 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
 
 @require_safe
-def agent(request: HttpRequest, harness: str, version: str, model: str) -> HttpResponse:
-    found = selectors.find_agent(harness, version, model)
+def agent(
+    request: HttpRequest, harness: str, version: str, model: str, account: str | None = None
+) -> HttpResponse:
+    """An agent's page; with `account`, that account's independent run of the harness."""
+    found = selectors.find_agent(harness, version, model, independent_by=account)
     if found is None:
         raise Http404("no such agent")
     profile = selectors.agent_profile(*found)

@@ -22,12 +22,12 @@ MODERATOR_PERMISSIONS = {
     "leaderboard": [
         "decide_conflict", "withdraw_submission", "view_conflictdecision",
         "view_submissiondecision", "view_conflictpair", "view_underreviewentry",
-        "view_boardsnapshot",
+        "view_boardsnapshot", "transfer_harness", "view_harnesstransfer",
     ],
     "ingestion": [
         "view_submission", "view_run", "view_suite", "view_category", "view_languagemodel",
         "view_task", "change_task", "view_harness", "change_harness",
-        "view_person", "add_person", "change_person",
+        "view_person", "add_person", "change_person", "view_harnessowner",
     ],
 }  # fmt: skip
 

@@ -62,5 +62,5 @@ def conflict_queue() -> QuerySet[ConflictPair]:
     apply and the latest decision (see ConflictPair and its database view).
     """
     return ConflictPair.objects.select_related(
-        "harness", "task__suite", "latest_decision__decided_by"
+        "harness__independent_by", "task__suite", "latest_decision__decided_by"
     )

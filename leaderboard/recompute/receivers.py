@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from ingestion.evidence import evidence_changed
-from leaderboard.recompute.requests import recompute_boards_soon
+from leaderboard.recompute.requests import recompute_request_record
 
 
 @receiver(evidence_changed, dispatch_uid="leaderboard.recompute.evidence_changed")
 def evidence_changed_received(
     sender: str, *, harness_ids: list[int] | None, sessions: bool, **kwargs: object
 ) -> None:
-    recompute_boards_soon(harness_ids=harness_ids, sessions=sessions)
+    """Sent inside the change's transaction: the request commits or rolls back with it."""
+    recompute_request_record(harness_ids=harness_ids, sessions=sessions)

@@ -1,35 +1,27 @@
-"""Recompute requests, coalesced: a burst of changes gives one recompute after it."""
+"""Recompute requests: an outbox row with each change, the worker woken on commit.
+
+`recompute_request_record` runs inside the transaction that changed the evidence, so
+the request is committed or rolled back with the change. Once it commits, the
+coalesced task is kicked (`tasks.recompute_kick`): every commit kicks one task, and the
+task waits until requests have been quiet for the debounce, so a burst gives one
+recompute. If the broker cannot take the kick, the row waits for the periodic sweep
+(`tasks.recompute_sweep`): a change is never lost.
+"""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from leaderboard.models import BoardState
-from leaderboard.recompute.tasks import recompute_boards
+from leaderboard.models import RecomputeRequest
+from leaderboard.recompute.tasks import recompute_kick
 
 
-def recompute_boards_soon(*, harness_ids: list[int] | None = None, sessions: bool = False) -> None:
-    """Ask for a recompute of some harnesses' runs (or of everything, with None), and of
-    the signal board when `sessions` changed.
-
-    Requests pile up in BoardState; the task is scheduled only if none is waiting.
-    """
-    BoardState.load()
-    with transaction.atomic():
-        state = BoardState.objects.select_for_update().get(pk=1)
-        state.requested_at = timezone.now()
-        if harness_ids is None:
-            state.full_pending = True
-        else:
-            state.pending_harness_ids = sorted(set(state.pending_harness_ids) | set(harness_ids))
-        state.sessions_pending = state.sessions_pending or sessions
-        already_scheduled, state.scheduled = state.scheduled, True
-        state.save(
-            update_fields=[
-                "requested_at", "full_pending", "pending_harness_ids", "sessions_pending", "scheduled",
-            ]
-        )  # fmt: skip
-    if not already_scheduled:
-        recompute_boards.apply_async(countdown=settings.ARENA_RECOMPUTE_DEBOUNCE_S)
+def recompute_request_record(*, harness_ids: list[int] | None, sessions: bool) -> None:
+    """Record, in the caller's transaction, that these harnesses (None: everything) and
+    perhaps sessions need recomputing; wake the worker once it commits."""
+    RecomputeRequest.objects.create(harness_ids=harness_ids, sessions=sessions)
+    # Robust: the change has committed whatever the kick does. With a broker the kick only
+    # queues a task; run eagerly (no broker) it recomputes in place, and a failure there
+    # (the lock busy, say) must not turn the committed change into an error: the request
+    # stays in the outbox for the next recompute.
+    transaction.on_commit(recompute_kick, robust=True)

@@ -6,6 +6,10 @@ decision only the harnesses concerned can have changed, so the incremental path
 recomputes their rows and carries every other agent's figures over from the current
 snapshot; ranks and Token Saving badges, which depend on the whole board, are always
 redone. The signal board is recomputed only when sessions changed, else carried over.
+
+`boards_recompute_pending` is what the worker and the sweep run: it claims the outbox
+requests, recomputes what they cover, and deletes them in the transaction that swaps
+the snapshot in, so a recompute that dies leaves its requests for the next one.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from ingestion.models import Harness, LanguageModel, Suite
 from leaderboard.boards.compute import AgentName, finish_boards, fresh_entries
 from leaderboard.boards.totals import agent_totals
 from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
+from leaderboard.recompute.outbox import requests_claim, requests_delete
 from leaderboard.signalboard.labels import turns_label_pending
 from leaderboard.signalboard.snapshot import signals_carry_over, signals_snapshot_write
 
@@ -61,6 +66,24 @@ def agent_names(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], AgentName]
 
 
 @transaction.atomic
+def boards_recompute_pending(*, full: bool = False) -> BoardSnapshot | None:
+    """Recompute what the outbox asks for (everything with `full`) and delete the
+    requests covered, all in one transaction; None when nothing was asked for.
+
+    The recompute lock is taken before claiming, so requests that arrive during a
+    recompute are left for the next one, which waits for this one to commit.
+    """
+    _recompute_lock()
+    scope = requests_claim()
+    if not scope.request_ids and not full:
+        return None
+    harness_ids = None if full else scope.harness_ids
+    snapshot = boards_recompute(harness_ids=harness_ids, signals=scope.sessions)
+    requests_delete(scope)
+    return snapshot
+
+
+@transaction.atomic
 def boards_recompute(
     *, harness_ids: list[int] | None = None, signals: bool = False
 ) -> BoardSnapshot:
@@ -96,9 +119,27 @@ def boards_recompute(
     return snapshot
 
 
-def _prepare_session() -> None:
+def recompute_running() -> bool:
+    """Whether some process holds the recompute lock (is recomputing) right now."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
+            " AND classid = 0 AND objid = %s AND granted",
+            [RECOMPUTE_LOCK],
+        )
+        return cursor.fetchone() is not None
+
+
+def _recompute_lock() -> None:
+    """Wait for any other recompute to commit (the lock is held until this transaction
+    ends; taking it again in the same transaction is a no-op)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_LOCK])
+
+
+def _prepare_session() -> None:
+    _recompute_lock()
+    with connection.cursor() as cursor:
         cursor.execute(sql.SQL("SET LOCAL work_mem = {}").format(sql.Literal(RECOMPUTE_WORK_MEM)))
         # Fresh statistics on the small tables keep the planner from nested-looping
         # over the runs table when a status filter is misestimated.

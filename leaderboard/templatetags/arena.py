@@ -60,9 +60,15 @@ def ago(moment: dt.datetime | None) -> str:
     return f"{days} day{'s' if days != 1 else ''} ago"
 
 
-def agent_url_for(harness: str, version: str, model: str) -> str | None:
-    """The agent page, or None for a name a URL path cannot carry (a '/' in it)."""
+def agent_url_for(
+    harness: str, version: str, model: str, independent_by: str | None = None
+) -> str | None:
+    """The agent page, or None for a name no URL can carry (an empty one). A "/" in
+    any of the three names is fine (see leaderboard.urls.NameSegmentConverter).
+    With `independent_by`, the page of that account's independent run."""
     try:
+        if independent_by:
+            return reverse("agent-independent", args=[independent_by, harness, version, model])
         return reverse("agent", args=[harness, version, model])
     except NoReverseMatch:
         return None
@@ -70,7 +76,17 @@ def agent_url_for(harness: str, version: str, model: str) -> str | None:
 
 @register.filter
 def agent_url(entry: Any) -> str | None:
-    return agent_url_for(entry.harness_name, entry.harness_version, entry.model_name)
+    by = entry.harness.independent_by if entry.harness.independent_by_id else None
+    return agent_url_for(
+        entry.harness_name, entry.harness_version, entry.model_name, by and by.username
+    )
+
+
+@register.filter
+def agent_page(harness: Any, model: Any) -> str | None:
+    """The page of a harness row (the maintainers' or an independent run's) with a model."""
+    by = harness.independent_by if harness.independent_by_id else None
+    return agent_url_for(harness.name, harness.version, model.name, by and by.username)
 
 
 @register.filter

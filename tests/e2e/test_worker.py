@@ -1,82 +1,35 @@
 """End to end through a real Celery worker on Redis: upload, ingest, recompute, read.
 
-The worker is a separate process started here, connected to the test database and a
-queue of its own, so nothing but this test's tasks reach it. Skipped (with the reason)
-only where no Redis answers; CI and every session machine have one.
+The worker is a separate process started here (tests/e2e/conftest.py), connected to
+the test database and a queue of its own, so nothing but this test's tasks reach it.
+Skipped (with the reason) only where no Redis answers; CI and every session machine
+have one.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import uuid
-from pathlib import Path
 
 import pytest
-from django.db import connection
 
-from arena.celery import app as celery_app
-from arena.embedded_db import database_url_of
 from tests.builders import EXAMPLE_RUN_BUNDLES
+from tests.e2e.conftest import redis_answers, start_worker, wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 REDIS_URL = os.environ.get("CELERY_BROKER_URL") or "redis://127.0.0.1:6379/0"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def redis_answers(url: str) -> bool:
-    import redis
-
-    try:
-        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
-    except redis.RedisError:
-        return False
 
 
 @pytest.fixture
-def worker(settings, tmp_path):
+def worker(settings, tmp_path, transactional_db):
     if not redis_answers(REDIS_URL):
         pytest.skip(f"no Redis answers at {REDIS_URL}; the worker test needs one")
-    queue = f"arena-test-{uuid.uuid4().hex[:8]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url_of(connection.settings_dict),
-        "CELERY_BROKER_URL": REDIS_URL,
-        "ARENA_CELERY_QUEUE": queue,
-        "ARENA_UPLOAD_DIR": str(settings.ARENA_UPLOAD_DIR),
-        "ARENA_RECOMPUTE_DEBOUNCE_S": "1",
-    }
-    log = (tmp_path / "worker.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool=solo", "--loglevel=INFO", "-Q", queue],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    overrides = {
-        "CELERY_TASK_ALWAYS_EAGER": False,
-        "CELERY_BROKER_URL": REDIS_URL,
-        "CELERY_TASK_DEFAULT_QUEUE": queue,
-    }
-    saved = {key: celery_app.conf.get(key) for key in overrides}
-    celery_app.conf.update(overrides)
-    settings.ARENA_RECOMPUTE_DEBOUNCE_S = 1
-    yield tmp_path / "worker.log"
-    celery_app.conf.update(saved)
-    process.terminate()
-    process.wait(timeout=30)
-    log.close()
+    for running in start_worker(settings, tmp_path, REDIS_URL):
+        yield running.log
 
 
-def wait_for(predicate, *, seconds: float, log: Path):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    pytest.fail(f"timed out; worker log:\n{log.read_text()[-4000:]}")
+def wait_for(predicate, *, seconds: float, log):
+    return wait_until(predicate, seconds=seconds, what="the worker", log=log.read_text)
 
 
 def test_it_ingests_a_burst_and_recomputes_once_after_it(registry, submitter_api, worker, client):

@@ -55,6 +55,22 @@ def test_it_accepts_a_json_bundle_body(registry, submitter_api):
     assert (detail["status"], detail["runs"]) == ("ingested", 2)
 
 
+def test_a_json_bundle_over_djangos_memory_limit_is_streamed_not_refused(
+    registry, submitter_api, settings
+):
+    # DATA_UPLOAD_MAX_MEMORY_SIZE bounds what Django holds in memory; a JSON bundle is
+    # streamed to disk instead, so only the bundle limit applies to it.
+    notes = "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+    bundle = {"manifest": {**harness_manifest(), "notes": notes}, "runs": [run_line("a")]}
+    response = submitter_api.post(
+        "/api/v1/submissions/", data=json.dumps(bundle), content_type="application/json"
+    )
+    assert response.status_code == 202, response.content[:200]
+    detail = submitter_api.get(response.json()["url"]).json()
+    assert (detail["status"], detail["runs"]) == ("ingested", 1), detail["errors"]
+    assert Submission.objects.get().size_bytes > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
 def test_it_lists_errors_of_a_rejected_bundle_without_a_500(registry, submitter_api):
     bad = tar_gz_bundle(harness_manifest(), [run_line("a", outcome="maybe")])
     response = upload(submitter_api, bad)

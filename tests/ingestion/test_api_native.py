@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
 import io
+import json
 import tarfile
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ingestion.models import Run, Submission
+from ingestion.services.intake import NativeSource, submission_receive
+from ingestion.services.storage import upload_path
 from tests.ingestion.importers.builders import job_folder, tau_result, trial_result, write_tau
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,9 +24,13 @@ FIELDS = {
 }  # fmt: skip
 
 
-def tar_gz_of(folder) -> bytes:
+def tar_gz_of(folder, mtime: float = 0) -> bytes:
+    """The folder as a .tar.gz; the gzip header holds `mtime`, as `tar czf` writes now."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=mtime) as compressed,
+        tarfile.open(fileobj=compressed, mode="w") as archive,
+    ):
         archive.add(folder, arcname=folder.name)
     return buffer.getvalue()
 
@@ -60,6 +69,14 @@ def test_it_asks_for_the_model_of_a_tau_bench_file(registry, submitter_api, tmp_
     assert not Submission.objects.exists()
 
 
+def rejection(api, response) -> list[dict]:
+    """The errors of a native upload, answered 202 at once and rejected by the worker."""
+    assert response.status_code == 202, response.json()
+    detail = api.get(response.json()["url"]).json()
+    assert detail["status"] == "rejected"
+    return detail["errors"]
+
+
 def test_it_refuses_a_harbor_archive_with_a_link(registry, submitter_api):
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -67,12 +84,70 @@ def test_it_refuses_a_harbor_archive_with_a_link(registry, submitter_api):
         link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
         archive.addfile(link)
     response = post(submitter_api, buffer.getvalue(), "job.tar.gz", format="harbor")
-    assert response.status_code == 400
-    assert "links" in response.json()["errors"][0]["message"]
-    assert not Submission.objects.exists()
+    (error,) = rejection(submitter_api, response)
+    assert "links" in error["message"]
+    assert Run.objects.count() == 0
 
 
 def test_it_reports_unreadable_native_files(registry, submitter_api):
     response = post(submitter_api, b"not json", "results.json", format="tau-bench", model="m")
-    assert response.status_code == 400
-    assert response.json()["errors"]
+    (error,) = rejection(submitter_api, response)
+    assert (error["file"], error["message"]) == (
+        "results.json",
+        "must be a JSON list of results, not something else",
+    )
+
+
+def test_intake_only_stores_the_upload_and_its_parameters(registry, submitter, tmp_path):
+    # The conversion is the worker's: until it runs, the submission waits with the
+    # bytes as sent and the format and parameters they will be converted with.
+    path = write_tau(tmp_path, [tau_result("fix-git", 0, 1.0)])
+    source = NativeSource(
+        format="tau-bench", harness="Terminus", harness_version="2.0.0", suite="terminal-bench",
+        suite_version="4.0.0", model="m", contributors=("dev.one",),
+    )  # fmt: skip
+    submission, created = submission_receive(
+        upload=path, user=submitter, filename=path.name, native=source, enqueue=False
+    )
+    assert (created, submission.status, submission.native_format) == (True, "queued", "tau-bench")
+    assert submission.native_params == {
+        "harness": "Terminus", "harness_version": "2.0.0", "contributors": ["dev.one"],
+        "suite": "terminal-bench", "suite_version": "4.0.0", "model": "m",
+    }  # fmt: skip
+    assert upload_path(submission.sha256).read_bytes() == path.read_bytes()
+    assert Run.objects.count() == 0
+
+
+def test_the_same_file_with_other_parameters_is_another_submission(
+    registry, submitter_api, tmp_path
+):
+    path = write_tau(tmp_path, [tau_result("fix-git", 0, 1.0)])
+    first = post(submitter_api, path.read_bytes(), path.name, format="tau-bench", model="wrong")
+    second = post(submitter_api, path.read_bytes(), path.name, format="tau-bench", model="right")
+    assert first.json()["id"] != second.json()["id"]
+    assert set(Run.objects.values_list("model__name", flat=True)) == {"wrong", "right"}
+
+
+def test_a_whitespace_bomb_in_a_harbor_zip_is_a_named_rejection(registry, submitter_api):
+    # 306 KB of zip holding 300 MB of whitespace once took a web worker to 894 MB: now
+    # the worker refuses it by its compression ratio before inflating it.
+    trial = json.dumps(trial_result("fix-git", "fix-git__a", reward=1.0))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("job/fix-git__a/result.json", trial + " " * 5_000_000)
+    response = post(submitter_api, buffer.getvalue(), "job.zip", format="harbor")
+    (error,) = rejection(submitter_api, response)
+    assert "compression ratio" in error["message"]
+    assert Run.objects.count() == 0
+
+
+def test_the_same_folder_archived_again_does_not_count_twice(registry, submitter_api, tmp_path):
+    # Another archive of the same job (a new timestamp in its header) is new bytes, but
+    # converts to the same bundle: its runs are already on the board.
+    job = job_folder(tmp_path, {"fix-git__a": trial_result("fix-git", "fix-git__a")})
+    first = post(submitter_api, tar_gz_of(job, mtime=1), "job.tar.gz", format="harbor")
+    second = post(submitter_api, tar_gz_of(job, mtime=2), "job.tar.gz", format="harbor")
+    assert first.json()["id"] != second.json()["id"]
+    (error,) = rejection(submitter_api, second)
+    assert f"already submitted (submission {first.json()['id']})" in error["message"]
+    assert Run.objects.count() == 1

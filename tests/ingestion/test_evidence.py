@@ -1,6 +1,7 @@
-"""Every change of evidence announces itself once, on commit, and the boards follow.
+"""Every change of evidence announces itself once, recorded with the change, and the
+boards follow once it commits.
 
-Transactional tests: announcements wait for the commit, and Celery is eager here, so
+Transactional tests: the recompute waits for the commit, and Celery is eager here, so
 the current snapshot already shows a change when the request or command returns.
 """
 
@@ -45,16 +46,30 @@ def admin_client(db) -> Client:
     return client
 
 
-def test_it_announces_once_the_transaction_commits_and_never_on_rollback(heard):
+def test_it_records_the_announcement_with_the_change_and_recomputes_on_commit(registry, heard):
+    from leaderboard.models import RecomputeRequest
+
+    before = BoardSnapshot.objects.current().pk
     with transaction.atomic():
         evidence_changed_announce(sender="test", harness_ids=[3, None, 1, 3], sessions=True)
-        assert heard == []
-    assert heard == [([1, 3], True)]
+        assert heard == [([1, 3], True)]  # heard inside the transaction...
+        request = RecomputeRequest.objects.get()  # ...and recorded in it
+        assert (request.harness_ids, request.sessions) == ([1, 3], True)
+        assert BoardSnapshot.objects.current().pk == before  # the worker waits for the commit
+    assert BoardSnapshot.objects.current().pk != before
+    assert not RecomputeRequest.objects.exists()  # the recompute took the request
 
+
+def test_it_leaves_no_request_behind_a_rolled_back_change(registry, heard):
+    from leaderboard.models import RecomputeRequest
+
+    before = BoardSnapshot.objects.current().pk
     with pytest.raises(RuntimeError), transaction.atomic():
         evidence_changed_announce(sender="test")
         raise RuntimeError("rolled back")
-    assert heard == [([1, 3], True)]
+    assert heard == [(None, False)]
+    assert not RecomputeRequest.objects.exists()
+    assert BoardSnapshot.objects.current().pk == before
 
 
 def test_it_announces_an_ingest_with_its_harness_and_sessions(registry, staff, heard):

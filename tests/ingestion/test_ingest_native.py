@@ -4,6 +4,7 @@ normal ingest path, on the registry's real tasks, idempotently."""
 from __future__ import annotations
 
 import json
+import tarfile
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -140,10 +141,31 @@ def test_an_unconvertible_folder_exits_1_naming_the_file(registry, staff, job, c
     with pytest.raises(SystemExit) as exit_info:
         call_command("ingest", str(job), format="harbor", **NATIVE)
     assert exit_info.value.code == 1
-    err = capsys.readouterr().err
-    assert "not converted from harbor (1 error)" in err
-    assert "job/fix-git__Ab3dE7x/result.json:: : is not valid JSON" in err
-    assert not Submission.objects.exists()
+    captured = capsys.readouterr()
+    assert "rejected: 0 runs" in captured.out
+    assert "job/fix-git__Ab3dE7x/result.json:: : is not valid JSON" in captured.err
+    submission = Submission.objects.get()
+    assert (submission.status, submission.native_format) == ("rejected", "harbor")
+    assert submission.errors[0]["file"] == "job/fix-git__Ab3dE7x/result.json"
+
+
+def test_a_harbor_archive_is_unpacked_by_the_same_step(registry, staff, job, tmp_path, capsys):
+    archive = tmp_path / "job.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(job, arcname="job")
+    call_command("ingest", str(archive), format="harbor", **NATIVE)
+    assert "ingested: 5 runs" in capsys.readouterr().out
+    assert Submission.objects.get().original_name == "job.tar.gz"
+
+
+def test_a_corrected_parameter_takes_the_same_files_again(registry, staff, tmp_path, capsys):
+    # Rejected for a wrong --suite-version, the same file with the right one is taken.
+    path = write_tau(tmp_path, [tau_result("fix-git", 0, 1.0)])
+    with pytest.raises(SystemExit):
+        call_command("ingest", str(path), model="m", **{**NATIVE, "suite_version": "9.9"})
+    call_command("ingest", str(path), model="m", **NATIVE)
+    assert "ingested: 1 runs" in capsys.readouterr().out
+    assert Submission.objects.count() == 2
 
 
 def test_a_rejected_conversion_points_back_at_the_native_file(registry, staff, job, capsys):

@@ -10,12 +10,14 @@ nothing stored.
 
 from __future__ import annotations
 
+import datetime as dt
+import importlib
 import json
 
 import msgspec
 import pytest
 from django.apps import apps
-from django.db import connection
+from django.db import DataError, IntegrityError, connection, transaction
 
 from ingestion.bundles import limits
 from ingestion.bundles.limits import FIELDS
@@ -31,7 +33,7 @@ from ingestion.models import (
     Turn,
 )
 from ingestion.services.intake import submission_ingest
-from tests.builders import harness_manifest, run_line, tar_gz_bundle
+from tests.builders import harness_manifest, run_line, submit, tar_gz_bundle
 
 # ------------------------------------------------------------------ the table
 
@@ -100,7 +102,82 @@ def test_it_lists_every_bounded_string_column_a_bundle_reaches():
 def test_it_builds_the_check_constraints_from_the_table():
     constraints = {c.name: c.condition for c in Run._meta.constraints if hasattr(c, "condition")}
     assert ("outcome__in", list(limits.OUTCOMES)) in constraints["run_outcome_valid"].children
-    assert ("cost_usd__gte", limits.COST_MIN) in constraints["run_cost_non_negative"].children
+
+
+RUN_NUMBERS = sorted(
+    field
+    for field, bound in FIELDS.items()
+    if bound.column.startswith("Run.") and not bound.max_length
+)
+
+
+def test_it_bounds_every_number_of_a_run_from_above():
+    numbers = [
+        field.name
+        for field in Run._meta.get_fields()
+        if field.get_internal_type() in ("IntegerField", "BigIntegerField", "PositiveIntegerField", "FloatField")
+    ]  # fmt: skip
+    bounded = {FIELDS[field].column.removeprefix("Run.") for field in RUN_NUMBERS}
+    assert set(numbers) == bounded
+    assert all(FIELDS[field].le is not None for field in RUN_NUMBERS)
+
+
+@pytest.mark.parametrize("field", RUN_NUMBERS)
+def test_it_gives_each_bound_its_check_constraint(field):
+    bound = FIELDS[field]
+    column = bound.column.removeprefix("Run.")
+    constraints = {c.name: c.condition for c in Run._meta.constraints if hasattr(c, "condition")}
+    (nullable, in_range) = constraints[f"run_{column}_range"].children
+    assert nullable == (f"{column}__isnull", True)
+    assert set(in_range.children) == {(f"{column}__gte", bound.ge), (f"{column}__lte", bound.le)}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", RUN_NUMBERS)
+def test_it_has_the_database_refuse_what_the_validator_refuses(field, registry, staff):
+    """Each bound holds in PostgreSQL too: the value at the bound is stored, one past
+    it is refused by the check constraint (a run written around the validator), or by
+    the column itself when the bound is the column's own (the trial)."""
+    submit(staff, [run_line(checkpoints={"passed": 1, "total": 2})])
+    column = FIELDS[field].column.removeprefix("Run.")
+    high = FIELDS[field].le
+    runs = Run.objects.all()
+    assert runs.update(**{column: high}) == 1
+    refusal = DataError if high == limits.INT32_MAX else IntegrityError  # `integer` column
+    with pytest.raises(refusal), transaction.atomic():
+        runs.update(**{column: high + 1})
+
+
+def test_it_bounds_the_trial_by_its_column_as_older_releases_did():
+    """Trials are never summed; a bound below the column's would make the migration
+    fail on a trial an older release stored (the column is NOT NULL: not clearable)."""
+    assert FIELDS["runs.trial"].le == limits.INT32_MAX == 2**31 - 1
+    assert schema_rule("runs.trial").le == 2**31 - 1
+    migration = importlib.import_module("ingestion.migrations.0002_run_number_bounds")
+    (trial_range,) = [
+        operation.constraint.condition
+        for operation in migration.Migration.operations
+        if getattr(operation, "constraint", None) is not None
+        and operation.constraint.name == "run_trial_range"
+    ]
+    constraints = {c.name: c.condition for c in Run._meta.constraints if hasattr(c, "condition")}
+    assert trial_range == constraints["run_trial_range"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("started", "finished"),
+    [
+        (dt.datetime(1999, 12, 31, tzinfo=dt.UTC), None),
+        (None, dt.datetime(2100, 1, 1, tzinfo=dt.UTC)),
+        (dt.datetime(2026, 1, 1, tzinfo=dt.UTC), dt.datetime(2026, 1, 11, 0, 0, 1, tzinfo=dt.UTC)),
+        (dt.datetime(2026, 1, 2, tzinfo=dt.UTC), dt.datetime(2026, 1, 1, tzinfo=dt.UTC)),
+    ],
+)
+def test_it_has_the_database_refuse_times_the_validator_refuses(started, finished, registry, staff):
+    submit(staff, [run_line()])
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Run.objects.update(started_at=started, finished_at=finished)
 
 
 # ------------------------------------------------------- the drift, end to end
@@ -199,13 +276,23 @@ DRIFT = {
     ),
     "steps-over-a-postgresql-integer": (
         lambda: tar_gz_bundle(harness_manifest("Drift"), [run_line(steps=2**31)]),
-        ("runs.jsonl", 1, "steps", "must be an integer ≤ 2147483647, got 2147483648"),
+        ("runs.jsonl", 1, "steps", "must be an integer ≤ 10000000, got 2147483648"),
     ),
     "tokens-over-a-postgresql-bigint": (
         lambda: tar_gz_bundle(
             harness_manifest("Drift"), [run_line(tokens={"input": 2**63, "output": 1})]
         ),
-        ("runs.jsonl", 1, "tokens.input", f"must be an integer ≤ {2**63 - 1}, got {2**63}"),
+        ("runs.jsonl", 1, "tokens.input", f"must be an integer ≤ 1000000000000, got {2**63}"),
+    ),
+    "tokens-whose-sum-overflows-a-bigint": (
+        lambda: tar_gz_bundle(
+            harness_manifest("Drift"), [run_line(tokens={"input": 2**63 - 1, "output": 1})]
+        ),
+        ("runs.jsonl", 1, "tokens.input", f"must be an integer ≤ 1000000000000, got {2**63 - 1}"),
+    ),
+    "cost-whose-sum-is-infinite": (
+        lambda: tar_gz_bundle(harness_manifest("Drift"), [run_line(cost_usd=1e308)]),
+        ("runs.jsonl", 1, "cost_usd", "must be a number ≤ 1000000, got 1e+308"),
     ),
     "exit-code-over-a-postgresql-integer": (
         lambda: tar_gz_bundle(
@@ -244,9 +331,12 @@ def test_it_still_ingests_values_at_each_limit(registry, staff):
     )
     runs = [
         run_line(
-            "r" * 200, model="m" * 200, steps=2**31 - 1, tokens={"input": 2**63 - 1, "output": 0}
+            "r" * 200, model="m" * 200, steps=limits.COUNT_MAX, trial=limits.TRIAL_MAX,
+            tokens={"input": limits.TOKENS_MAX, "output": limits.TOKENS_MAX},
+            cost_usd=limits.COST_MAX, ttft_ms=limits.TTFT_MS_MAX,
+            started_at="2000-01-01T00:00:00Z", finished_at="2000-01-11T00:00:00Z",
         )
-    ]
+    ]  # fmt: skip
     sessions = [
         a_session(
             session_id="s" * 200,
@@ -257,6 +347,41 @@ def test_it_still_ingests_values_at_each_limit(registry, staff):
 
     assert submission.status == Submission.Status.INGESTED, submission.errors
     assert Person.objects.filter(handle="h" * 100).exists()
-    assert Run.objects.get().tokens_input == 2**63 - 1
+    assert Run.objects.get().tokens_input == limits.TOKENS_MAX
     assert ToolCall.objects.get().tool == "t" * 200
     assert Turn.objects.get(position=1).text == "a \\u0000 escape is text"
+
+
+@pytest.mark.django_db
+def test_it_clears_poison_an_older_release_stored_before_adding_the_constraints(registry, staff):
+    """The migration that adds the bounds cannot fail on rows stored before them: values
+    past a bound are cleared to null ("not reported"), the others are kept."""
+    migration = importlib.import_module("ingestion.migrations.0002_run_number_bounds")
+    submit(staff, [run_line("ok", trial=2**31 - 1), run_line("poison", trial=2)])
+    ranges = [c for c in Run._meta.constraints if c.name.startswith("run_") and "range" in c.name]
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending foreign key checks
+    with connection.schema_editor() as editor:
+        for constraint in ranges:
+            editor.remove_constraint(Run, constraint)
+    Run.objects.filter(run_id="poison").update(
+        tokens_input=2**63 - 1, cost_usd=1e308, steps=2**31 - 1, tool_calls=2**31 - 1,
+        ttft_ms=2**31 - 1, checkpoints_passed=1, checkpoints_total=2**31 - 1,
+        started_at=dt.datetime(1970, 1, 1, tzinfo=dt.UTC),
+    )  # fmt: skip
+
+    with connection.cursor() as cursor:
+        cursor.execute(migration.CLEAR_OUT_OF_RANGE)
+    with connection.schema_editor() as editor:
+        for constraint in ranges:
+            editor.add_constraint(Run, constraint)
+
+    poison = Run.objects.values().get(run_id="poison")
+    cleared = ("tokens_input", "tokens_output", "cost_usd", "steps", "tool_calls", "ttft_ms")
+    cleared += ("checkpoints_total", "started_at", "finished_at")
+    assert all(poison[column] is None for column in cleared)
+    assert Run.objects.values("tokens_input", "cost_usd", "trial").get(run_id="ok") == {
+        "tokens_input": 1000,
+        "cost_usd": 0.01,
+        "trial": 2**31 - 1,  # not clearable (NOT NULL), and within the bound
+    }

@@ -289,10 +289,13 @@ def test_it_takes_again_a_submission_whose_worker_died(registry, submitter):
     assert Run.objects.count() == 1
 
 
-def test_it_leaves_a_recent_claim_to_its_worker(registry, submitter):
+def test_it_leaves_a_claim_to_its_live_worker(registry, submitter):
+    import psycopg
+    from django.db import connection
     from django.utils import timezone
 
-    from ingestion.services.processing import submission_process
+    from arena.embedded_db import database_url_of
+    from ingestion.services.processing import INGEST_LOCK, submission_process
 
     submission, _ = submission_receive(
         upload=tar_gz_bundle(harness_manifest(), [run_line()]), user=submitter, enqueue=False
@@ -300,5 +303,8 @@ def test_it_leaves_a_recent_claim_to_its_worker(registry, submitter):
     Submission.objects.filter(pk=submission.pk).update(
         status="processing", started_at=timezone.now()
     )
-    assert submission_process(submission_id=submission.pk).status == "processing"
+    # A live worker holds the submission's lock for as long as its connection lives.
+    with psycopg.connect(database_url_of(connection.settings_dict), autocommit=True) as worker:
+        worker.execute("SELECT pg_advisory_lock(%s, %s)", [INGEST_LOCK, submission.pk])
+        assert submission_process(submission_id=submission.pk).status == "processing"
     assert not Run.objects.exists()

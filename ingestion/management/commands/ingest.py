@@ -1,17 +1,20 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingestion.bundles import BundleRejected
-from ingestion.importers import FORMATS, Conversion, convert_native, detect_format
+from ingestion.importers import FORMATS, detect_format
 from ingestion.models import Submission
-from ingestion.services.intake import UploadTooLarge, submission_ingest
+from ingestion.services.intake import (
+    NativeSource,
+    SubmittedByAnother,
+    UploadTooLarge,
+    submission_ingest,
+)
 
 # What each native format needs on the command line: (option, its dest) pairs.
 _REQUIRED = {
@@ -85,12 +88,10 @@ class Command(BaseCommand):
         if fmt == "arena":
             self._ingest(path, path.name, owner, options["verbosity"])
             return
-        with tempfile.TemporaryDirectory(prefix="arena-import-") as tmp:
-            bundle = Path(tmp) / "bundle.tar.gz"
-            conversion = self._convert(fmt, path, bundle, options)
-            # The name records where the bytes came from; the bytes alone identify them.
-            filename = f"{path.name}.{fmt}.tar.gz"
-            self._ingest(bundle, filename, owner, options["verbosity"], conversion)
+        # Native files are kept as given and converted by the same step the worker
+        # runs for the API; a folder is packed (deterministically) under its own name.
+        filename = f"{path.name}.{fmt}.tar.gz" if path.is_dir() else path.name
+        self._ingest(path, filename, owner, options["verbosity"], self._native(fmt, options))
 
     def _check_options(self, fmt: str, options: dict, detected: bool) -> None:
         if fmt == "arena":
@@ -112,25 +113,14 @@ class Command(BaseCommand):
                 f"importing {_DESCRIBED[fmt]} needs {', '.join(missing)}: it does not record them"
             )
 
-    def _convert(self, fmt: str, path: Path, out: Path, options: dict) -> Conversion:
-        harness = {
-            "name": options["harness"].strip(),
-            "version": options["harness_version"].strip(),
-            "contributors": [c.strip() for c in options.get("contributor") or [] if c.strip()],
-        }
-        try:
-            return convert_native(
-                fmt, path, harness=harness, suite=options["suite"].strip(),
-                suite_version=options["suite_version"].strip(),
-                model=(options.get("model") or "").strip() or None, out=out,
-            )  # fmt: skip
-        except BundleRejected as rejected:
-            noun = "error" if rejected.total == 1 else "errors"
-            self.stderr.write(f"{path}: not converted from {fmt} ({rejected.total} {noun}):")
-            self._write_errors(
-                [(e.file, e.line, e.field, e.message) for e in rejected.errors], rejected.total
-            )
-            sys.exit(1)
+    def _native(self, fmt: str, options: dict) -> NativeSource:
+        contributors = [c.strip() for c in options.get("contributor") or [] if c.strip()]
+        return NativeSource(
+            format=fmt, harness=options["harness"].strip(),
+            harness_version=options["harness_version"].strip(), suite=options["suite"].strip(),
+            suite_version=options["suite_version"].strip(),
+            model=(options.get("model") or "").strip() or None, contributors=tuple(contributors),
+        )  # fmt: skip
 
     def _ingest(
         self,
@@ -138,17 +128,18 @@ class Command(BaseCommand):
         filename: str,
         owner,
         verbosity: int,
-        conversion: Conversion | None = None,
+        native: NativeSource | None = None,
     ) -> None:
         show_bar = sys.stderr.isatty() and verbosity > 0
         with tqdm(desc="records", unit=" rec", disable=not show_bar, file=sys.stderr) as bar:
             try:
                 submission, created = submission_ingest(
-                    upload=upload, user=owner, filename=filename, progress=bar.update
-                )
-            except UploadTooLarge as exc:
+                    upload=upload, user=owner, filename=filename, progress=bar.update,
+                    native=native,
+                )  # fmt: skip
+            except (UploadTooLarge, SubmittedByAnother) as exc:
                 raise CommandError(str(exc)) from exc
-        self._report(submission, created, conversion)
+        self._report(submission, created)
         if submission.status == Submission.Status.REJECTED:
             sys.exit(1)
 
@@ -164,21 +155,14 @@ class Command(BaseCommand):
             )
         return owner
 
-    def _report(self, submission: Submission, created: bool, conversion: Conversion | None) -> None:
+    def _report(self, submission: Submission, created: bool) -> None:
         prefix = "" if created else "already uploaded: "
         self.stdout.write(
             f"{prefix}submission {submission.pk} {submission.status}: "
             f"{submission.runs_count} runs, {submission.sessions_count} sessions"
         )
-        errors = []
-        for error in submission.errors:
-            message = error["message"]
-            # A converted bundle's runs.jsonl exists nowhere on disk: name the native
-            # file each line came from, so the submitter knows what to fix.
-            source = conversion.source_of(error["line"]) if conversion else None
-            if source and error["file"] == "runs.jsonl":
-                message = f"{message} (from {source})"
-            errors.append((error["file"], error["line"], error["field"], message))
+        # Errors in a converted runs.jsonl already name the native file they came from.
+        errors = [(e["file"], e["line"], e["field"], e["message"]) for e in submission.errors]
         self._write_errors(errors, submission.error_count)
 
     def _write_errors(self, errors: list[tuple], total: int) -> None:

@@ -1,21 +1,21 @@
-"""What Arena knows: the registry (suites, tasks, people, harnesses, models) and the
-evidence submitters upload (submissions with their runs and sessions).
+"""The evidence submitters upload: submissions with their runs and sessions.
 
 Runs, sessions, turns and tool calls are written only by the ingest service through
-PostgreSQL COPY, so nothing here may rely on save() or signals.
-
-Every length, choice and bound a bundle value meets here comes from the one table in
-ingestion/bundles/limits.py, which the validators read too: what the validator
-accepts always fits its column.
+PostgreSQL COPY, so nothing here may rely on save() or signals. Every length, choice and
+bound a bundle value meets here comes from the one table in ingestion/bundles/limits.py,
+which the validators read too: what the validator accepts always fits its column.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from ingestion.bundles import limits
+from ingestion.models.registry import Harness, LanguageModel, Task
 
 
 def _choices(qualname: str, values: tuple[str, ...]) -> type[models.TextChoices]:
@@ -26,128 +26,6 @@ def _choices(qualname: str, values: tuple[str, ...]) -> type[models.TextChoices]
     name = qualname.rsplit(".", 1)[-1]
     members = [(value.upper(), value) for value in values]
     return models.TextChoices(name, members, module=__name__, qualname=qualname)
-
-
-class Person(models.Model):
-    """A task author and/or a harness contributor, known by a handle (`mira.chen`)."""
-
-    handle = models.CharField(max_length=limits.HANDLE_LENGTH, unique=True)
-    display_name = models.CharField(max_length=200, blank=True)
-
-    class Meta:
-        ordering = ["handle"]
-        verbose_name_plural = "people"
-
-    def __str__(self) -> str:
-        return self.handle
-
-
-class Suite(models.Model):
-    slug = models.SlugField(max_length=100)
-    version = models.CharField(max_length=50)
-    name = models.CharField(max_length=200)
-    official = models.BooleanField(default=False)
-    execution = models.TextField(blank=True, help_text="Execution profile")
-    scoring = models.TextField(blank=True)
-    limitations = models.TextField(blank=True)
-
-    class Meta:
-        ordering = ["slug", "version"]
-        constraints = [
-            models.UniqueConstraint(fields=["slug", "version"], name="suite_slug_version_unique")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.name} {self.version}"
-
-    @property
-    def board_slug(self) -> str:
-        return f"{self.slug}-{self.version}"
-
-
-class Category(models.Model):
-    """A task category; `coding` puts its tasks on the Coding board."""
-
-    name = models.SlugField(max_length=100, unique=True)
-    coding = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["name"]
-        verbose_name_plural = "categories"
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class TaskQuerySet(models.QuerySet):
-    def approved_official(self) -> TaskQuerySet:
-        return self.filter(approved=True, suite__official=True)
-
-    def approved_lookup(self) -> dict[tuple[str, str, str], int]:
-        """(suite slug, suite version, task id) -> primary key, for approved tasks."""
-        rows = self.filter(approved=True).values_list(
-            "suite__slug", "suite__version", "task_id", "pk"
-        )
-        return {(slug, version, task_id): pk for slug, version, task_id, pk in rows}
-
-
-class Task(models.Model):
-    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="tasks")
-    task_id = models.CharField(max_length=200)
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="tasks")
-    approved = models.BooleanField(default=True)
-    authors = models.ManyToManyField(Person, blank=True, related_name="authored_tasks")
-
-    objects = TaskQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["suite", "task_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["suite", "task_id"], name="task_suite_task_id_unique")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.suite.slug} {self.suite.version}/{self.task_id}"
-
-
-class Harness(models.Model):
-    """An agent framework at one version; `minimal_baseline` marks the Minimal harness."""
-
-    name = models.CharField(max_length=limits.HARNESS_NAME_LENGTH)
-    version = models.CharField(max_length=limits.HARNESS_VERSION_LENGTH)
-    contributors = models.ManyToManyField(Person, blank=True, related_name="harnesses")
-    minimal_baseline = models.BooleanField(default=False)
-    url = models.URLField(max_length=limits.HARNESS_URL_LENGTH, blank=True)
-
-    class Meta:
-        ordering = ["name", "version"]
-        verbose_name_plural = "harnesses"
-        constraints = [
-            models.UniqueConstraint(fields=["name", "version"], name="harness_name_version_unique")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.name} {self.version}"
-
-
-class LanguageModel(models.Model):
-    """The model an agent drives (`frontier-large`); provider and prices are optional."""
-
-    name = models.CharField(max_length=limits.MODEL_NAME_LENGTH, unique=True)
-    provider = models.CharField(max_length=100, blank=True)
-    input_price_per_mtok = models.DecimalField(
-        max_digits=10, decimal_places=4, null=True, blank=True
-    )
-    output_price_per_mtok = models.DecimalField(
-        max_digits=10, decimal_places=4, null=True, blank=True
-    )
-
-    class Meta:
-        ordering = ["name"]
-        verbose_name = "model"
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class SubmissionQuerySet(models.QuerySet):
@@ -188,6 +66,19 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When its ingest task was last sent (None: never). The sweep sends again only what
+    # has waited longer than ARENA_REQUEUE_AFTER_S since, so it never piles up copies.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    # Claims so far: one that keeps killing its worker or losing its database is
+    # rejected after ARENA_MAX_INGEST_ATTEMPTS instead of being taken forever.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # A native upload (Harbor job archive, τ-bench file) is kept as sent and converted
+    # by the worker: its format and what the files do not say (harness, version,
+    # contributors, suite, suite_version, model). Empty for an arena bundle.
+    native_format = models.CharField(
+        max_length=20, blank=True, choices=[("harbor", "Harbor"), ("tau-bench", "τ-bench")]
+    )
+    native_params = models.JSONField(default=dict, blank=True)
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -205,6 +96,40 @@ class Submission(models.Model):
 
 Outcome = _choices("Outcome", limits.OUTCOMES)
 InfraErrorKind = _choices("InfraErrorKind", limits.INFRA_ERRORS)
+
+
+def run_range_constraints() -> list[models.CheckConstraint]:
+    """The database refuses what the validator refuses: one range per bounded number
+    of a run (from the limits table), its timestamps and its duration."""
+    constraints = []
+    for bound in limits.FIELDS.values():
+        model, column = bound.column.split(".")
+        if model == "Run" and bound.le is not None:
+            in_range = {f"{column}__gte": bound.ge, f"{column}__lte": bound.le}
+            constraints.append(
+                models.CheckConstraint(
+                    condition=Q(**{f"{column}__isnull": True}) | Q(**in_range),
+                    name=f"run_{column}_range",
+                )
+            )
+    for column in ("started_at", "finished_at"):
+        in_range = {f"{column}__gte": limits.TIMESTAMP_MIN, f"{column}__lt": limits.TIMESTAMP_MAX}
+        constraints.append(
+            models.CheckConstraint(
+                condition=Q(**{f"{column}__isnull": True}) | Q(**in_range),
+                name=f"run_{column}_range",
+            )
+        )
+    longest = timedelta(seconds=limits.RUN_DURATION_MAX_S)
+    constraints.append(
+        models.CheckConstraint(
+            condition=Q(started_at__isnull=True)
+            | Q(finished_at__isnull=True)
+            | Q(finished_at__gte=F("started_at"), finished_at__lte=F("started_at") + longest),
+            name="run_duration_range",
+        )
+    )
+    return constraints
 
 
 class Run(models.Model):
@@ -250,10 +175,7 @@ class Run(models.Model):
                 | (~Q(outcome="infra_error") & Q(infra_error="")),
                 name="run_infra_error_iff_outcome",
             ),
-            models.CheckConstraint(
-                condition=Q(cost_usd__isnull=True) | Q(cost_usd__gte=limits.COST_MIN),
-                name="run_cost_non_negative",
-            ),
+            *run_range_constraints(),
         ]
         indexes = [models.Index(fields=["harness", "model", "task"])]
 

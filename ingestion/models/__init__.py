@@ -1,0 +1,47 @@
+"""What Arena knows: the registry (`registry`) and the evidence uploaded (`evidence`)."""
+
+from ingestion.models.evidence import (
+    InfraErrorKind,
+    Outcome,
+    Run,
+    Scenario,
+    Session,
+    Submission,
+    SubmissionQuerySet,
+    ToolCall,
+    Turn,
+    run_range_constraints,
+)
+from ingestion.models.registry import (
+    Category,
+    Harness,
+    HarnessOwner,
+    HarnessQuerySet,
+    LanguageModel,
+    Person,
+    Suite,
+    Task,
+    TaskQuerySet,
+)
+
+__all__ = [
+    "Category",
+    "Harness",
+    "HarnessOwner",
+    "HarnessQuerySet",
+    "InfraErrorKind",
+    "LanguageModel",
+    "Outcome",
+    "Person",
+    "Run",
+    "Scenario",
+    "Session",
+    "Submission",
+    "SubmissionQuerySet",
+    "Suite",
+    "Task",
+    "TaskQuerySet",
+    "ToolCall",
+    "Turn",
+    "run_range_constraints",
+]

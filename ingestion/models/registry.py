@@ -1,0 +1,209 @@
+"""The registry: suites, tasks, people, harnesses (and who owns them), and models.
+
+Every length a bundle value meets here comes from the one table in
+ingestion/bundles/limits.py, which the validators read too.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from ingestion.bundles import limits
+
+
+class Person(models.Model):
+    """A task author and/or a harness contributor, known by a handle (`mira.chen`)."""
+
+    handle = models.CharField(max_length=limits.HANDLE_LENGTH, unique=True)
+    display_name = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["handle"]
+        verbose_name_plural = "people"
+
+    def __str__(self) -> str:
+        return self.handle
+
+
+class Suite(models.Model):
+    slug = models.SlugField(max_length=100)
+    version = models.CharField(max_length=50)
+    name = models.CharField(max_length=200)
+    official = models.BooleanField(default=False)
+    execution = models.TextField(blank=True, help_text="Execution profile")
+    scoring = models.TextField(blank=True)
+    limitations = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["slug", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["slug", "version"], name="suite_slug_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}"
+
+    @property
+    def board_slug(self) -> str:
+        return f"{self.slug}-{self.version}"
+
+
+class Category(models.Model):
+    """A task category; `coding` puts its tasks on the Coding board."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    coding = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TaskQuerySet(models.QuerySet):
+    def approved_official(self) -> TaskQuerySet:
+        return self.filter(approved=True, suite__official=True)
+
+    def approved_lookup(self) -> dict[tuple[str, str, str], int]:
+        """(suite slug, suite version, task id) -> primary key, for approved tasks."""
+        rows = self.filter(approved=True).values_list(
+            "suite__slug", "suite__version", "task_id", "pk"
+        )
+        return {(slug, version, task_id): pk for slug, version, task_id, pk in rows}
+
+
+class Task(models.Model):
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="tasks")
+    task_id = models.CharField(max_length=200)
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="tasks")
+    approved = models.BooleanField(default=True)
+    authors = models.ManyToManyField(Person, blank=True, related_name="authored_tasks")
+
+    objects = TaskQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["suite", "task_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["suite", "task_id"], name="task_suite_task_id_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.suite.slug} {self.suite.version}/{self.task_id}"
+
+
+class HarnessQuerySet(models.QuerySet):
+    def maintained(self) -> HarnessQuerySet:
+        """The maintainers' rows: one per (name, version), never an independent run."""
+        return self.filter(independent_by__isnull=True)
+
+
+class Harness(models.Model):
+    """An agent framework at one version; `minimal_baseline` marks the Minimal harness.
+
+    The maintainers' row of a (name, version) has no `independent_by`. Runs of it that
+    another account uploads go to a row of their own, `independent_by` that account
+    (an independent reproduction: its own board entry, never pooled with the
+    maintainers'). Such a row keeps no contributors of its own: the conflict rule reads
+    the maintainers' row of the same name and version (the harness code is the same).
+    """
+
+    name = models.CharField(max_length=limits.HARNESS_NAME_LENGTH)
+    version = models.CharField(max_length=limits.HARNESS_VERSION_LENGTH)
+    contributors = models.ManyToManyField(Person, blank=True, related_name="harnesses")
+    minimal_baseline = models.BooleanField(default=False)
+    url = models.URLField(max_length=limits.HARNESS_URL_LENGTH, blank=True)
+    independent_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="independent_harnesses",
+        help_text="set on an independent run: the account that uploaded it",
+    )
+
+    objects = HarnessQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "version", "id"]
+        verbose_name_plural = "harnesses"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name", "version"],
+                condition=Q(independent_by__isnull=True),
+                name="harness_name_version_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["name", "version", "independent_by"],
+                condition=Q(independent_by__isnull=False),
+                name="harness_independent_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.independent_by_id is None:
+            return f"{self.name} {self.version}"
+        # Lists select_related("harness__independent_by") to name the account for free.
+        return f"{self.name} {self.version} (independent run by {self.independent_by.username})"
+
+    @property
+    def is_independent(self) -> bool:
+        return self.independent_by_id is not None
+
+    def original(self) -> Harness | None:
+        """The maintainers' row of this name and version (itself when not independent)."""
+        if self.independent_by_id is None:
+            return self
+        return Harness.objects.maintained().filter(name=self.name, version=self.version).first()
+
+
+class HarnessOwner(models.Model):
+    """Who a harness name belongs to: the account that first published it, and the
+    accounts it names as maintainers. Only they change the metadata of its versions
+    (contributors, URL, Minimal flag); anyone else's runs are independent runs."""
+
+    name = models.CharField(max_length=limits.HARNESS_NAME_LENGTH, unique=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_harnesses"
+    )
+    maintainers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="maintained_harnesses"
+    )
+    claimed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "harness ownership"
+        verbose_name_plural = "harness ownership"
+
+    def __str__(self) -> str:
+        return f"{self.name} (owner {self.owner})"
+
+    def is_maintainer(self, user) -> bool:
+        """The owner, or an account the owner's bundles named as a maintainer."""
+        if user.pk == self.owner_id:
+            return True
+        return self.maintainers.filter(pk=user.pk).exists()
+
+
+class LanguageModel(models.Model):
+    """The model an agent drives (`frontier-large`); provider and prices are optional."""
+
+    name = models.CharField(max_length=limits.MODEL_NAME_LENGTH, unique=True)
+    provider = models.CharField(max_length=100, blank=True)
+    input_price_per_mtok = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    output_price_per_mtok = models.DecimalField(
+        max_digits=10, decimal_places=4, null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "model"
+
+    def __str__(self) -> str:
+        return self.name

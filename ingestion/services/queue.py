@@ -1,0 +1,66 @@
+"""Putting submissions in the worker's queue, and back in it when they were lost.
+
+A broker that cannot be reached never fails a request: the submission is stored and
+queued in the database, and the periodic sweep (`submissions_requeue_stuck`, run by
+Celery beat and by `manage.py recompute --pending`) sends it again.
+
+Every send records `enqueued_at`, and the sweep sends again only what has waited
+longer than ARENA_REQUEUE_AFTER_S since its last send: a submission waiting behind a
+long queue gets one more copy per period, not one per sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import F, Q
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from ingestion.models import Submission
+from ingestion.services.processing import submission_mark_enqueued, submissions_abandoned
+from ingestion.tasks import ingest_submission
+
+logger = logging.getLogger(__name__)
+
+
+def submission_enqueue(submission_id: int) -> bool:
+    """Send the ingest task; False (logged) when the broker cannot take it.
+
+    `enqueued_at` is recorded before the send, so a worker's claim always comes after
+    it; a failed send leaves it too, and the sweep tries again one period later.
+    """
+    submission_mark_enqueued(submission_id=submission_id)
+    try:
+        ingest_submission.delay(submission_id)
+    except BrokerError:
+        logger.exception("could not queue submission %s; the sweep will", submission_id)
+        return False
+    return True
+
+
+def submissions_requeue_stuck() -> list[int]:
+    """Send again every submission queued and not sent for ARENA_REQUEUE_AFTER_S (its
+    task was never sent, or lost), and every one processing whose worker died.
+
+    A dead worker's submission is sent at once if nothing was sent since its claim;
+    after that, like a queued one, once per period. Sending one twice is harmless: the
+    second delivery finds it taken or done.
+    """
+    waited = timezone.now() - timedelta(seconds=settings.ARENA_REQUEUE_AFTER_S)
+    not_sent_lately = Q(enqueued_at__lt=waited) | Q(enqueued_at__isnull=True)
+    queued = Submission.objects.filter(
+        not_sent_lately, status=Submission.Status.QUEUED, created_at__lt=waited
+    )
+    abandoned = Submission.objects.filter(
+        not_sent_lately | Q(started_at__isnull=True) | Q(enqueued_at__lt=F("started_at")),
+        pk__in=submissions_abandoned(),
+    )
+    stuck = sorted(
+        set(queued.values_list("pk", flat=True)) | set(abandoned.values_list("pk", flat=True))
+    )
+    for submission_id in stuck:
+        submission_enqueue(submission_id)
+    return stuck

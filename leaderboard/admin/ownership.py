@@ -1,0 +1,96 @@
+"""Harness ownership in the admin: who owns each name, the transfer action, the transfer log.
+
+Ownership changes only through `leaderboard.moderation.ownership.harness_transfer`
+(a moderator, a reason, a record); the rows themselves are read-only here.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from arena.admin import ReadOnlyAdmin
+from ingestion.models import HarnessOwner
+from leaderboard.admin.actions import ReasonForm
+from leaderboard.models import HarnessTransfer
+from leaderboard.moderation.ownership import TRANSFER_HARNESS, harness_transfer
+
+
+class TransferForm(ReasonForm):
+    new_owner = forms.CharField(max_length=150, help_text="The username of the new owner.")
+
+    field_order = ["new_owner", "reason"]
+
+    def clean_new_owner(self):
+        username = self.cleaned_data["new_owner"].strip()
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise forms.ValidationError(f"no account is named {username!r}")
+        return user
+
+
+@admin.register(HarnessOwner)
+class HarnessOwnerAdmin(ReadOnlyAdmin):
+    list_display = ["name", "owner", "maintainer_names", "claimed_at"]
+    search_fields = ["name", "owner__username", "maintainers__username"]
+    list_select_related = ["owner"]
+    actions = ["transfer_ownership"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[HarnessOwner]:
+        return super().get_queryset(request).prefetch_related("maintainers")
+
+    @admin.display(description="maintainers")
+    def maintainer_names(self, ownership: HarnessOwner) -> str:
+        return ", ".join(sorted(user.username for user in ownership.maintainers.all()))
+
+    def has_transfer_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(TRANSFER_HARNESS)
+
+    @admin.action(description="Transfer to another account…", permissions=["transfer"])
+    def transfer_ownership(
+        self, request: HttpRequest, queryset: QuerySet[HarnessOwner]
+    ) -> TemplateResponse | None:
+        title = "Transfer harness ownership"
+        form = TransferForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            try:
+                with transaction.atomic():  # all or nothing
+                    for ownership in queryset:
+                        harness_transfer(
+                            ownership=ownership,
+                            new_owner=form.cleaned_data["new_owner"],
+                            reason=form.cleaned_data["reason"],
+                            user=request.user,
+                        )
+            except (ValidationError, PermissionDenied) as exc:
+                text = "; ".join(getattr(exc, "messages", [str(exc)]))
+                self.message_user(request, f"{title}: refused, {text}", messages.ERROR)
+                return None
+            self.message_user(request, f"{title}: {queryset.count()} done.", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "form": form,
+            "objects": list(queryset),
+            "opts": self.model._meta,
+            "action": request.POST.get("action", ""),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/reason_action.html", context)
+
+
+@admin.register(HarnessTransfer)
+class HarnessTransferAdmin(ReadOnlyAdmin):
+    """The transfer log: append-only."""
+
+    list_display = ["decided_at", "name", "from_owner", "to_owner", "decided_by", "reason"]
+    search_fields = ["name", "from_owner__username", "to_owner__username"]
+    list_select_related = ["from_owner", "to_owner", "decided_by"]
