@@ -291,6 +291,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Its start-up banner would print before every management command's own output.
+AXES_VERBOSE = False
 # Set when a proxy (docker/nginx.conf) overwrites X-Forwarded-For: arena/client_ip.py.
 ARENA_BEHIND_PROXY = env_bool("ARENA_BEHIND_PROXY", False)
 AXES_CLIENT_IP_CALLABLE = "arena.client_ip.client_ip"
