@@ -88,12 +88,22 @@ def staff(db):
 
 
 @pytest.fixture
-def moderator(db):
+def superuser(db):
+    return get_user_model().objects.create_superuser("root", password="pw-root")
+
+
+@pytest.fixture
+def moderator_group(db):
+    """The group migration 0004 creates; a flush between transactional tests drops it."""
     from leaderboard.moderation.accounts import moderator_group_sync
 
+    return moderator_group_sync()
+
+
+@pytest.fixture
+def moderator(moderator_group):
     user = make_user("moderator", is_staff=True)
-    # A transactional test's flush drops the group that migration 0004 created.
-    user.groups.add(moderator_group_sync())
+    user.groups.add(moderator_group)
     return user
 
 

@@ -8,7 +8,6 @@ import time
 import pytest
 from django.contrib import admin
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
@@ -21,7 +20,7 @@ from ingestion.models import Harness, Person, Submission, Suite, Task
 from ingestion.services.intake import submission_ingest
 from ingestion.services.registry import DEFAULT_REGISTRY_PATH
 from leaderboard.models import ConflictDecision, ConflictPair, SubmissionDecision
-from leaderboard.moderation.accounts import moderator_group_sync, upload_rate, upload_throttle_key
+from leaderboard.moderation.accounts import upload_rate, upload_throttle_key
 from leaderboard.recompute.services import boards_recompute
 from tests.builders import EXAMPLE_RUN_BUNDLES, EXAMPLE_SESSIONS_BUNDLE, outcomes, submit
 from tests.conftest import token_client
@@ -35,14 +34,8 @@ QUEUE_MAX_QUERIES = 6
 
 
 @pytest.fixture(autouse=True)
-def moderator_group(db):
-    """The group migration 0004 creates; a flush between transactional tests drops it."""
-    return moderator_group_sync()
-
-
-@pytest.fixture
-def superuser(db):
-    return get_user_model().objects.create_superuser("root", password="pw-root")
+def _moderator_group(moderator_group):
+    return moderator_group
 
 
 def logged_in(user) -> Client:

@@ -30,19 +30,21 @@ def reason_action(
     queryset: QuerySet,
     *,
     title: str,
-    apply: Callable[[str], int],
+    apply: Callable[..., int],
+    form_class: type[ReasonForm] = ReasonForm,
 ) -> TemplateResponse | None:
-    """Ask for a reason on an intermediate page, then call `apply(reason)` once.
+    """Ask for a reason (and whatever else `form_class` asks) on an intermediate page,
+    then call `apply(**cleaned_data)` once, e.g. `apply(reason=...)`.
 
     `apply` returns how many objects it changed; a refusal from the service
     (permission, wrong state) becomes an error message and nothing is kept.
     """
-    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    form = form_class(request.POST if "apply" in request.POST else None)
     if form.is_valid():
         try:
             # One transaction: all or nothing, and recomputes start after the commit.
             with transaction.atomic():
-                done = apply(form.cleaned_data["reason"])
+                done = apply(**form.cleaned_data)
         except (ValidationError, PermissionDenied) as exc:
             modeladmin.message_user(request, f"{title}: refused, {_message(exc)}", messages.ERROR)
             return None

@@ -7,18 +7,15 @@ Ownership changes only through `leaderboard.moderation.ownership.harness_transfe
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin, messages
-from django.contrib.admin import helpers
+from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from arena.admin import ReadOnlyAdmin
 from ingestion.models import HarnessOwner
-from leaderboard.admin.actions import ReasonForm
+from leaderboard.admin.actions import ReasonForm, reason_action
 from leaderboard.models import HarnessTransfer
 from leaderboard.moderation.ownership import TRANSFER_HARNESS, harness_transfer
 
@@ -57,34 +54,22 @@ class HarnessOwnerAdmin(ReadOnlyAdmin):
     def transfer_ownership(
         self, request: HttpRequest, queryset: QuerySet[HarnessOwner]
     ) -> TemplateResponse | None:
-        title = "Transfer harness ownership"
-        form = TransferForm(request.POST if "apply" in request.POST else None)
-        if form.is_valid():
-            try:
-                with transaction.atomic():  # all or nothing
-                    for ownership in queryset:
-                        harness_transfer(
-                            ownership=ownership,
-                            new_owner=form.cleaned_data["new_owner"],
-                            reason=form.cleaned_data["reason"],
-                            user=request.user,
-                        )
-            except (ValidationError, PermissionDenied) as exc:
-                text = "; ".join(getattr(exc, "messages", [str(exc)]))
-                self.message_user(request, f"{title}: refused, {text}", messages.ERROR)
-                return None
-            self.message_user(request, f"{title}: {queryset.count()} done.", messages.SUCCESS)
-            return None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": title,
-            "form": form,
-            "objects": list(queryset),
-            "opts": self.model._meta,
-            "action": request.POST.get("action", ""),
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        }
-        return TemplateResponse(request, "admin/reason_action.html", context)
+        def apply(new_owner, reason: str) -> int:
+            ownerships = list(queryset)
+            for ownership in ownerships:
+                harness_transfer(
+                    ownership=ownership, new_owner=new_owner, reason=reason, user=request.user
+                )
+            return len(ownerships)
+
+        return reason_action(
+            self,
+            request,
+            queryset,
+            title="Transfer harness ownership",
+            apply=apply,
+            form_class=TransferForm,
+        )
 
 
 @admin.register(HarnessTransfer)
