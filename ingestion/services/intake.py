@@ -64,6 +64,19 @@ def _own_or_refuse(submission: Submission, user) -> Submission:
     return submission
 
 
+def _received_again(existing: Submission, stored: Path, *, user, enqueue: bool) -> Submission:
+    """The same bytes again: refused by name from another account; from their uploader,
+    the existing submission, taken again when it was rejected for no fault of its bytes
+    (see processing)."""
+    if existing.uploader_id != user.pk or not submission_rejected_internally(existing):
+        stored.unlink(missing_ok=True)
+        return _own_or_refuse(existing, user)
+    os.replace(stored, upload_path(existing.sha256))
+    if submission_retake(submission=existing) and enqueue:
+        transaction.on_commit(lambda: submission_enqueue(existing.pk))
+    return existing
+
+
 def submission_receive(
     *,
     upload: Upload,
@@ -88,18 +101,8 @@ def submission_receive(
             )
     stored, sha256, size = _store_upload(upload, key=native.key() if native else b"")
     existing = Submission.objects.filter(sha256=sha256).first()
-    if existing is not None and existing.uploader_id != user.pk:
-        stored.unlink(missing_ok=True)
-        _own_or_refuse(existing, user)
-    if existing is not None and submission_rejected_internally(existing):
-        # Rejected for no fault of its bytes (see processing): these bytes are taken again.
-        os.replace(stored, upload_path(sha256))
-        if submission_retake(submission=existing) and enqueue:
-            transaction.on_commit(lambda: submission_enqueue(existing.pk))
-        return existing, False
     if existing is not None:
-        stored.unlink(missing_ok=True)
-        return existing, False
+        return _received_again(existing, stored, user=user, enqueue=enqueue), False
     os.replace(stored, upload_path(sha256))
     try:
         with transaction.atomic():
