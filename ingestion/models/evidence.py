@@ -248,6 +248,15 @@ class Turn(models.Model):
                 fields=["session", "position"], name="turn_session_position_unique"
             )
         ]
+        indexes = [
+            # The user turns still waiting for the extractor (leaderboard.signalboard.
+            # labels): found without reading every turn at each signal recompute.
+            models.Index(
+                fields=["session"],
+                name="turn_unlabelled_user",
+                condition=Q(role="user", label_source=""),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.role} turn {self.position}"
