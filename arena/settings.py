@@ -81,6 +81,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # br or gzip for pages and API; first, so it compresses what every other one wrote.
+    "arena.compression.CompressionMiddleware",
     "arena.body_limit.BodyLimitMiddleware",  # 413 from Content-Length, before any read
     "csp.middleware.CSPMiddleware",
     "arena.middleware.RefuseNulMiddleware",
@@ -90,6 +92,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "arena.db_routers.ReadPathMiddleware",  # the public read path may use a replica
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -129,6 +132,23 @@ if not DATABASE_URL:
 if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
     raise ImproperlyConfigured("DATABASE_URL must be a postgres:// or postgresql:// URL")
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Read replicas: DATABASE_REPLICA_URLS, comma-separated URLs of streaming replicas of
+# DATABASE_URL, become aliases replica_0, replica_1, ... that arena.db_routers uses for
+# the public read path only (and only while they hold the current snapshot). In tests
+# each mirrors "default", so a suite run with replicas configured still works.
+ARENA_REPLICA_ALIASES: list[str] = []
+_REPLICA_URLS = os.environ.get("DATABASE_REPLICA_URLS", "").strip()
+for _index, _url in enumerate(_REPLICA_URLS.split(",") if _REPLICA_URLS else []):
+    _replica = dj_database_url.parse(_url.strip(), conn_max_age=60) if _url.strip() else {}
+    if not _url.strip().startswith(("postgres://", "postgresql://")) or not _replica["NAME"]:
+        raise ImproperlyConfigured(
+            f"DATABASE_REPLICA_URLS entry {_index} must be a postgres:// URL with a database name"
+        )
+    # A replica that is down must not hold a page for long: the router then falls back.
+    _replica.setdefault("OPTIONS", {}).setdefault("connect_timeout", 3)
+    DATABASES[f"replica_{_index}"] = {**_replica, "TEST": {"MIRROR": "default"}}
+    ARENA_REPLICA_ALIASES.append(f"replica_{_index}")
+DATABASE_ROUTERS = ["arena.db_routers.ReadReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -197,11 +217,14 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 MEDIA_ROOT = VAR_DIR / "media"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed names (cached for a year by whitenoise) with .br and .gz beside each file;
+    # it needs `collectstatic` (make run, docker/Dockerfile, bench/pages.py). Tests that
+    # do not collect render plain names (tests/conftest.py, docs/decisions.md).
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedStaticFilesStorage"
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
         )
     },
 }
@@ -307,6 +330,7 @@ if REDIS_CACHE_URL and not REDIS_CACHE_URL.startswith(("redis://", "rediss://", 
 if REDIS_CACHE_URL and os.environ.get("CELERY_BROKER_URL") == REDIS_CACHE_URL:
     raise ImproperlyConfigured("REDIS_CACHE_URL must name another Redis database than the broker")
 CACHE_TABLE = "arena_cache"
+PAGES_CACHE_ENTRIES = 300
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}
@@ -317,13 +341,24 @@ CACHES = {
             "OPTIONS": {"MAX_ENTRIES": 5000},
         }
     ),
-    # Rendered board pages and the snapshot micro-cache (leaderboard/boards): keyed by
-    # immutable snapshot ids, so a per-process copy is correct, and it spares a database
-    # round trip on every page; with Redis configured, Redis.
+    # Rendered pages and API bodies (arena.http_cache) and the snapshot micro-cache:
+    # keyed by immutable snapshot ids, so a per-process copy is correct, and it spares a
+    # database round trip on every page; with Redis configured, Redis (shared by the
+    # processes; bounded by its maxmemory policy and the entries' 600 s timeout).
+    # In memory, at most PAGES_CACHE_ENTRIES entries per process, least recently used
+    # culled first: a board page is ≈240 KB, so ≈70 MB at worst.
     "pages": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_CACHE_URL,
+            "KEY_PREFIX": "pages",
+        }
         if REDIS_CACHE_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"}
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "pages",
+            "OPTIONS": {"MAX_ENTRIES": PAGES_CACHE_ENTRIES},
+        }
     ),
 }
 

@@ -1,13 +1,30 @@
-"""Page benchmark: p95 latency under 32 concurrent clients, against a trivial view.
+"""Page benchmark: p95 latency under 32 concurrent clients, as a ratio to a trivial view.
 
-    python bench/pages.py [--seconds 10] [--entries 1000]
+    python bench/pages.py [--seconds 5] [--rounds 3] [--entries 1000] [--replica-url URL]
 
-Serves the project with gunicorn on 127.0.0.1 (the same WSGI app as production) and
-drives it with wrk (Debian package `wrk`). Reports the p95 of the board page, the board
-API at 1,000 entries and the trivial `/healthz/` view, each as a ratio to the trivial
-one measured in the same run. Targets (performance.md): board page and API p95 <= 3x.
-The 1,000-entry board is a synthetic snapshot made current for the run; the real boards
-are recomputed afterwards.
+Serves the project with gunicorn as production does (docker/gunicorn.conf.py: threaded
+workers) on 127.0.0.1, port $BENCH_PORT or a free one, and drives it with wrk (Debian
+package `wrk`). Each figure is the median over --rounds of wrk's p95, and every round
+measures the trivial `/healthz/` view too, interleaved with the measured runs, so both
+see the same machine. Runs:
+
+* board page, cached: `/`, the same address again and again (the page cache's case);
+* board page, junk parameters: `/?junk=<unique per request>`, which the page cache
+  must serve as `/` (keys are the canonical parameters, not the query string);
+* board page, uncached: a second server whose "pages" cache is Django's DummyCache
+  (bench/uncached_settings.py), so every request renders the page from the database:
+  the cost a new snapshot's first visitors pay;
+* board API at --entries entries (a synthetic snapshot, made current for the run);
+* with --replica-url, the cached and junk runs again against a server started with
+  DATABASE_REPLICA_URLS set to it (the replica must be a streaming copy of this
+  database; the routing is arena's).
+
+Requests say `Accept-Encoding: br, gzip`, as browsers do (responses are compressed,
+performance.md). Any response other than 2xx (or a socket error) is counted and fails the bench: a 404
+measured as fast is not a fast page. Before each server is measured, the bench waits
+until it answers 200 on the address measured (the snapshot switch is seen by the
+server up to ARENA_SNAPSHOT_POLL_SECONDS late). Targets (performance.md): page and API
+p95 <= 2x the trivial view at 32 clients, cached and with junk parameters.
 """
 
 from __future__ import annotations
@@ -15,24 +32,165 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._django import ROOT, setup
 
-PORT = 8765
-P95_SCRIPT = """
+CLIENTS = 32
+# As a browser sends it: pages are measured as visitors get them, compressed.
+ACCEPT_ENCODING = "br, gzip"
+TARGET = 2.0
+# wrk script: optional unique junk parameter per request; every non-2xx counted.
+WRK_SCRIPT = """
+local threads = {}
+local counter = 0
+setup = function(thread)
+  thread:set("id", #threads + 1)
+  table.insert(threads, thread)
+end
+init = function(args)
+  junk = args[1] == "junk"
+  non2xx = 0
+end
+request = function()
+  if junk then
+    counter = counter + 1
+    local sep = string.find(wrk.path, "?", 1, true) and "&" or "?"
+    local value = id .. "-" .. counter .. "-" .. math.random(1e9)
+    return wrk.format(nil, wrk.path .. sep .. "junk=" .. value)
+  end
+  return wrk.format(nil, wrk.path)
+end
+response = function(status, headers, body)
+  if status < 200 or status > 299 then non2xx = non2xx + 1 end
+end
 done = function(summary, latency, requests)
-  io.write(string.format("p95_us=%d requests=%d errors=%d\\n", latency:percentile(95.0),
-    summary.requests, summary.errors.status + summary.errors.connect + summary.errors.timeout))
+  local bad = 0
+  for _, thread in ipairs(threads) do bad = bad + thread:get("non2xx") end
+  local errors = summary.errors
+  io.write(string.format("p95_us=%d requests=%d non2xx=%d socket_errors=%d\\n",
+    latency:percentile(95.0), summary.requests, bad,
+    errors.connect + errors.read + errors.write + errors.timeout))
 end
 """
+
+
+@dataclass
+class Run:
+    label: str
+    path: str
+    junk: bool = False
+    p95s: list[float] = field(default_factory=list)
+    requests: int = 0
+
+    @property
+    def p95(self) -> float:
+        return statistics.median(self.p95s)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def serve(env: dict[str, str], port: int) -> Iterator[str]:
+    """gunicorn with the production configuration, on 127.0.0.1:port."""
+    command = [
+        sys.executable, "-m", "gunicorn", "-c", "docker/gunicorn.conf.py", "arena.wsgi",
+        "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null", "--log-level", "warning",
+    ]  # fmt: skip
+    # No worker restarts mid-run (max_requests): a restart is a latency spike of its own.
+    process = subprocess.Popen(command, cwd=ROOT, env={**env, "GUNICORN_MAX_REQUESTS": "0"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_200(f"{base}/healthz/", process)
+        yield base
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def wait_for_200(url: str, process: subprocess.Popen | None = None, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise SystemExit(f"the server exited ({process.returncode}) before answering {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (OSError, urllib.error.HTTPError):
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"{url} did not answer 200 within {seconds:.0f} s")
+
+
+def wrk(url: str, seconds: int, script: Path, junk: bool) -> tuple[float, int]:
+    """(p95 in ms, requests); any non-2xx response or socket error stops the bench."""
+    command = [
+        "wrk", "-t2", f"-c{CLIENTS}", f"-d{seconds}s", "--timeout", "10s",
+        "-H", f"Accept-Encoding: {ACCEPT_ENCODING}", "-s", str(script), url,
+    ]  # fmt: skip
+    if junk:
+        command += ["--", "junk"]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    line = next(row for row in out.splitlines() if row.startswith("p95_us="))
+    fields = {key: int(value) for key, value in (part.split("=") for part in line.split())}
+    if fields["non2xx"] or fields["socket_errors"]:
+        raise SystemExit(
+            f"{url}: {fields['non2xx']} non-2xx responses and {fields['socket_errors']} "
+            f"socket errors in {fields['requests']} requests"
+        )
+    return fields["p95_us"] / 1000, fields["requests"]
+
+
+def measure(base: str, runs: list[Run], args: argparse.Namespace, script: Path) -> Run:
+    """Each round: the trivial view, then every run; returns the trivial view's Run."""
+    trivial = Run("trivial view /healthz/", "/healthz/")
+    for run in runs:
+        wait_for_200(base + run.path)
+        wrk(base + run.path, 1, script, run.junk)  # warm-up: caches filled, workers up
+        drain(base)
+    for _ in range(args.rounds):
+        for run in [trivial, *runs]:
+            p95, requests = wrk(base + run.path, args.seconds, script, run.junk)
+            run.p95s.append(p95)
+            run.requests += requests
+            drain(base)
+    return trivial
+
+
+def drain(base: str) -> None:
+    """Let the server finish what wrk left queued, so the next run starts from idle."""
+    wait_for_200(f"{base}/healthz/", seconds=120)
+    time.sleep(0.5)
+
+
+def report(title: str, trivial: Run, runs: list[Run]) -> None:
+    print(f"\n{title}")
+    print(f"  {trivial.label:<42} p95 {trivial.p95:7.1f} ms  ({trivial.requests} requests)")
+    for run in runs:
+        ratio = run.p95 / trivial.p95
+        verdict = "ok" if ratio <= TARGET else "OVER"
+        print(
+            f"  {run.label:<42} p95 {run.p95:7.1f} ms  ratio {ratio:5.2f}x "
+            f"(target <= {TARGET:g}x, {verdict}; {run.requests} requests)"
+        )
 
 
 def synthetic_snapshot(entries: int) -> None:
@@ -56,42 +214,19 @@ def synthetic_snapshot(entries: int) -> None:
             runs=200, n=190, passes=190 - i % 150, pass_rate=(190 - i % 150) / 190,
             wilson_low=0.5, wilson_high=0.7, infra_errors=10, infra_error_rate=0.05,
             conflict_excluded=0, cost_per_success=0.3, cost_per_success_status="ok",
-            tokens_per_success=50_000.0, pass_hat_k={"1": {"value": 0.6, "pass_at_k": 0.6, "tasks": 50}},
+            tokens_per_success=50_000.0,
+            pass_hat_k={"1": {"value": 0.6, "pass_at_k": 0.6, "tasks": 50}},
         )
         for i in range(entries)
     )  # fmt: skip
 
 
-def serve(env: dict) -> subprocess.Popen:
-    command = [sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind", f"127.0.0.1:{PORT}",
-               "--workers", "4", "--log-level", "warning"]  # fmt: skip
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{PORT}/healthz/", timeout=1)
-            return process
-        except OSError:
-            time.sleep(0.2)
-    process.terminate()
-    raise SystemExit("gunicorn did not start")
-
-
-def p95_ms(path: str, seconds: int, script: Path) -> tuple[float, int]:
-    url = f"http://127.0.0.1:{PORT}{path}"
-    subprocess.run(["wrk", "-t2", "-c32", "-d2s", url], check=True, capture_output=True)  # warm-up
-    out = subprocess.run(
-        ["wrk", "-t2", "-c32", f"-d{seconds}s", "-s", str(script), url],
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    line = next(row for row in out.splitlines() if row.startswith("p95_us="))
-    fields = dict(part.split("=") for part in line.split())
-    return int(fields["p95_us"]) / 1000, int(fields["requests"])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--seconds", type=int, default=5, help="per wrk run")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per run")
     parser.add_argument("--entries", type=int, default=1000)
+    parser.add_argument("--replica-url", default="", help="passed as DATABASE_REPLICA_URLS")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install wrk)")
@@ -104,27 +239,46 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("seed_demo", verbosity=0)
     call_command("recompute", verbosity=0)
-    env = {**os.environ, "DATABASE_URL": database_url_of(connection.settings_dict), "DEBUG": "0"}
+    # Hashed static names need the manifest (CompressedManifestStaticFilesStorage).
     call_command("collectstatic", interactive=False, verbosity=0)
-    server = serve(env)
+    env = {**os.environ, "DATABASE_URL": database_url_of(connection.settings_dict), "DEBUG": "0"}
+    env.pop("DATABASE_REPLICA_URLS", None)
+    port = int(os.environ.get("BENCH_PORT") or free_port())
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+        file.write(WRK_SCRIPT)
+    script = Path(file.name)
     try:
-        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-            script.write(P95_SCRIPT)
-        trivial, _ = p95_ms("/healthz/", args.seconds, Path(script.name))
-        page, _ = p95_ms("/", args.seconds, Path(script.name))
+        pages = [Run("board page / (cached)", "/"), Run("board page /?junk=<unique>", "/", True)]
+        with serve(env, port) as base:
+            trivial = measure(base, pages, args, script)
+        report(f"Board page, demo data, {CLIENTS} clients", trivial, pages)
+
+        uncached = [Run("board page / (uncached: DummyCache)", "/")]
+        uncached_env = {**env, "DJANGO_SETTINGS_MODULE": "bench.uncached_settings"}
+        with serve(uncached_env, port) as base:
+            trivial = measure(base, uncached, args, script)
+        report(f"Board page, every request rendered, {CLIENTS} clients", trivial, uncached)
+
+        if args.replica_url:
+            replica = [
+                Run("board page / (replica)", "/"),
+                Run("board page /?junk= (replica)", "/", True),
+            ]
+            with serve({**env, "DATABASE_REPLICA_URLS": args.replica_url}, port) as base:
+                trivial = measure(base, replica, args, script)
+            report(f"Board page served from {args.replica_url}", trivial, replica)
+
         synthetic_snapshot(args.entries)
-        api, _ = p95_ms("/api/v1/boards/bench/", args.seconds, Path(script.name))
+        api = [
+            Run(f"board API ({args.entries} entries)", "/api/v1/boards/bench/"),
+            Run("board API ?junk=<unique>", "/api/v1/boards/bench/", True),
+        ]
+        with serve(env, port) as base:
+            trivial = measure(base, api, args, script)  # waits for the new snapshot's 200
+        report(f"Board API, synthetic snapshot, {CLIENTS} clients", trivial, api)
     finally:
-        server.terminate()
-        server.wait()
+        script.unlink()
         call_command("recompute", verbosity=0)
-    print(f"trivial view p95:                 {trivial:.1f} ms")
-    print(
-        f"board page p95 (demo data):       {page:.1f} ms   ratio {page / trivial:.2f}x (target <= 3x)"
-    )
-    print(
-        f"board API p95 ({args.entries} entries):     {api:.1f} ms   ratio {api / trivial:.2f}x (target <= 3x)"
-    )
 
 
 if __name__ == "__main__":

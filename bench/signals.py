@@ -1,6 +1,6 @@
 """Signal-board benchmark: 100,000 generated sessions through ingest, load, scoring and NIR.
 
-    python bench/signals.py [--sessions 100000] [--seed 1]
+    python bench/signals.py [--sessions 100000] [--seed 1] [--new 1000] [--repeat 2]
 
 Generates sessions of about ten turns (bench/gen_sessions.py), writes them as a
 sessions bundle and ingests it through the real ingest service, then reports:
@@ -8,6 +8,11 @@ sessions bundle and ingests it through the real ingest service, then reports:
 * load_sessions: streaming every counted session back out of PostgreSQL;
 * signal_rows: extraction + scoring + closed-form NIR of every slice (composite, the
   three scenarios, the capability signals), the figure the target is about (<= 30 s);
+* sessions scored once (issue 14): scoring every session into SessionScore rows (the
+  one-time work of the recompute after an ingest); a full signal recompute with every
+  score stored (aggregation only) against the old path that rescored every session,
+  interleaved, as a ratio; and the incremental recompute after ingesting --new more
+  sessions (score those, aggregate all), against the same old path;
 * the headline NIR's closed form against the 10,000-shuffle Monte Carlo on the same
   data: the speed ratio (target >= 100x) and whether they agree within MC error.
 Everything it creates (submission, sessions, models it added, user) is deleted at the end.
@@ -75,7 +80,10 @@ def ingest(path: Path) -> tuple[float, Any]:
     from ingestion.services.intake import submission_ingest
     from leaderboard.models import BoardSnapshot
 
-    user, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
+    # Staff publish at once (a new account's uploads wait for review since issue 11).
+    user, _ = get_user_model().objects.update_or_create(
+        username=BENCH_USER, defaults={"is_staff": True}
+    )
     seconds, (submission, _) = timed(
         lambda: submission_ingest(upload=path, user=user, filename=path.name)
     )
@@ -179,6 +187,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shuffles", type=int, default=10_000)
+    parser.add_argument("--new", type=int, default=1_000, help="sessions of the incremental run")
+    parser.add_argument("--repeat", type=int, default=2, help="interleaved runs of each path")
     args = parser.parse_args()
     setup()
     from django.core.management import call_command
@@ -189,19 +199,107 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     models_before = set(LanguageModel.objects.values_list("name", flat=True))
-    submission_id = None
+    submission_ids: list[int] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             sessions = generate_sessions(args.sessions, seed=args.seed)
             path = write_sessions_bundle(Path(tmp) / "sessions.tar.gz", sessions)
             ingest_s, submission = ingest(path)
-        submission_id = submission.pk
+        submission_ids.append(submission.pk)
         load_s, (count, turns) = timed(consume_sessions)
         rows_s, rows = timed(signal_rows)
         comparison = nir_comparison(args.shuffles)
         report(args, count, turns, ingest_s, load_s, rows_s, len(rows), comparison)
+        stored = stored_scores_comparison(args, submission_ids)
+        report_stored(args, stored)
     finally:
-        cleanup(submission_id, models_before)
+        for submission_id in submission_ids:
+            cleanup(submission_id, models_before)
+
+
+def rows_rescoring_everything() -> list:
+    """The signal recompute as it was before scores were stored: every session read
+    back (turns and tool calls) and summarised again."""
+    from django.db import transaction
+
+    from leaderboard.signalboard.compute import SessionTable, table_rows
+    from leaderboard.signalboard.loading import load_sessions
+
+    with transaction.atomic():
+        return table_rows(SessionTable(load_sessions(with_text=False)))
+
+
+def scores_forget(submission_id: int) -> None:
+    from leaderboard.models import SessionScore
+
+    SessionScore.objects.filter(session__submission_id=submission_id).delete()
+
+
+def vacuum() -> None:
+    """What autovacuum does soon after a bulk write: both paths are timed on tables
+    without dead rows and with fresh statistics."""
+    from django.db import connection
+    from psycopg import sql
+
+    with connection.cursor() as cursor:
+        for table in VACUUMED:
+            cursor.execute(sql.SQL("VACUUM ANALYZE {}").format(sql.Identifier(table)))
+
+
+VACUUMED = (
+    "ingestion_session", "ingestion_turn", "ingestion_toolcall", "leaderboard_sessionscore",
+)  # fmt: skip
+
+
+def stored_scores_comparison(args, submission_ids: list[int]) -> dict[str, Any]:
+    """Seconds of: scoring every session once; the full recompute on stored scores and
+    the old rescore-everything path (interleaved, best of `--repeat` each); the
+    incremental recompute after ingesting `--new` sessions. Figures must be identical."""
+    from bench.gen_sessions import generate_sessions
+    from leaderboard.signalboard.compute import signal_rows
+    from leaderboard.signalboard.scoring import sessions_score_pending
+
+    scores_forget(submission_ids[0])
+    vacuum()
+    score_all_s, scored = timed(sessions_score_pending)
+    vacuum()
+    stored_s, old_s = [], []
+    for _ in range(args.repeat):
+        seconds, old_rows = timed(rows_rescoring_everything)
+        old_s.append(seconds)
+        seconds, stored_rows = timed(signal_rows)
+        stored_s.append(seconds)
+    with tempfile.TemporaryDirectory() as tmp:
+        sessions = generate_sessions(args.new, seed=args.seed + 1)
+        path = write_sessions_bundle(Path(tmp) / "new-sessions.tar.gz", sessions)
+        _, submission = ingest(path)
+    submission_ids.append(submission.pk)
+    # The eager recompute on commit has scored them already: time that work again.
+    scores_forget(submission.pk)
+    vacuum()
+    incremental_s, incremental_rows = timed(signal_rows)
+    old_after_s, old_after_rows = timed(rows_rescoring_everything)
+    return {
+        "scored": scored,
+        "score_all_s": score_all_s,
+        "stored_s": min(stored_s),
+        "old_s": min(old_s),
+        "identical": stored_rows == old_rows and incremental_rows == old_after_rows,
+        "incremental_s": incremental_s,
+        "old_after_s": old_after_s,
+    }
+
+
+def report_stored(args, stored: dict[str, Any]) -> None:
+    print(f"-- sessions scored once (best of {args.repeat}, interleaved) --")
+    print(f"scoring every session once ({stored['scored']:,}): {stored['score_all_s']:.2f} s")
+    print(f"full signal recompute, scores stored:  {stored['stored_s']:.2f} s")
+    print(f"full signal recompute, rescoring all:  {stored['old_s']:.2f} s")
+    print(f"ratio stored / rescoring all:          {stored['stored_s'] / stored['old_s']:.3f}")
+    print(f"incremental after {args.new:,} new sessions: {stored['incremental_s']:.2f} s "
+          f"(rescoring all then: {stored['old_after_s']:.2f} s, "
+          f"ratio {stored['incremental_s'] / stored['old_after_s']:.3f})")  # fmt: skip
+    print(f"figures identical to rescoring all:    {stored['identical']}")
 
 
 def report(args, count, turns, ingest_s, load_s, rows_s, row_count, comparison) -> None:
@@ -209,7 +307,7 @@ def report(args, count, turns, ingest_s, load_s, rows_s, row_count, comparison) 
     print(f"sessions (counted, loaded):     {count:,} ({turns / max(count, 1):.1f} turns each)")
     print(f"ingest (validate+label+COPY):   {ingest_s:.2f} s")
     print(f"load_sessions (stream out):     {load_s:.2f} s")
-    print(f"signal_rows (load + extraction + scoring + NIR, every slice): {rows_s:.2f} s"
+    print(f"signal_rows (score pending + aggregate + NIR, every slice): {rows_s:.2f} s"
           f"   (target <= 30 s; {row_count} rows)")  # fmt: skip
     print(f"NIR closed form, every model:   {comparison['closed_s'] * 1e3:.2f} ms")
     print(f"NIR Monte Carlo, {args.shuffles:,} shuffles: {comparison['mc_s']:.2f} s")

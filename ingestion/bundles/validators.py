@@ -44,7 +44,7 @@ from ingestion.bundles.schema import (
 TaskLookup = Callable[[str, str, str], "int | None"]
 SuiteKnown = Callable[[str, str], bool]
 _MISSING: Any = object()
-_LOOKUP_CACHE_SIZE = 10_000  # distinct tasks remembered; a registry has far fewer
+_LOOKUP_CACHE_SIZE = 10_000  # distinct tasks (or model names) remembered; far more than usual
 _LONGEST_RUN = timedelta(seconds=RUN_DURATION_MAX_S)
 
 
@@ -219,6 +219,7 @@ class RunValidator(_LineValidator):
         self._trajectory_exists = trajectory_exists
         self._run_ids: set[int] = set()
         self._trials: set[int] = set()
+        self._unprefixed: dict[str, str] = {}  # model name → without its routes
 
     def _accept(self, line_no: int, rec: RunRecord, extra: dict[str, Any]) -> RunRecord | None:
         task_pk = self._check_relations(line_no, rec)
@@ -290,7 +291,12 @@ class RunValidator(_LineValidator):
 
     def _note_trial(self, line_no: int, task: tuple[str, str, str], model: str, trial: int) -> bool:
         # Two routes to one model ("anthropic/x", "vertex_ai/x") are one model at ingest.
-        key = hash((task, model_name_unprefixed(model), trial))
+        unprefixed = self._unprefixed.get(model)
+        if unprefixed is None:
+            unprefixed = model_name_unprefixed(model)
+            if len(self._unprefixed) < _LOOKUP_CACHE_SIZE:
+                self._unprefixed[model] = unprefixed
+        key = hash((task, unprefixed, trial))
         if key in self._trials:
             suite, version, task_id = task
             self._error(

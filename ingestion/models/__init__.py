@@ -24,6 +24,7 @@ from ingestion.models.registry import (
     TaskQuerySet,
     Verifier,
 )
+from ingestion.models.rollups import LatencyRollup, RunRollup
 
 __all__ = [
     "Category",
@@ -32,9 +33,11 @@ __all__ = [
     "HarnessQuerySet",
     "InfraErrorKind",
     "LanguageModel",
+    "LatencyRollup",
     "Outcome",
     "Person",
     "Run",
+    "RunRollup",
     "Scenario",
     "Session",
     "Submission",

@@ -36,6 +36,7 @@ from ingestion.bundles.model_names import model_name_unprefixed
 from ingestion.evidence import evidence_changed_announce
 from ingestion.models import LanguageModel, Run, Session
 from ingestion.services.permissions import permission_require, reason_require
+from ingestion.services.rollups import rollups_rebuild
 
 # Who may merge models (moderators hold it; it opens no model form, unlike change).
 MERGE_MODELS = "ingestion.merge_languagemodel"
@@ -249,10 +250,11 @@ def models_merge(*, source: LanguageModel, target: LanguageModel) -> int:
     transaction, replaces them with `target`'s.
     """
     source, target = _pair_lock(source, target)
-    harness_ids = set(
-        Run.objects.filter(model=source).values_list("harness_id", flat=True).distinct()
-    )
-    runs = Run.objects.filter(model=source).update(model=target)
+    moved = Run.objects.filter(model=source)
+    harness_ids = set(moved.values_list("harness_id", flat=True).distinct())
+    submission_ids = list(moved.values_list("submission_id", flat=True).distinct())
+    runs = moved.update(model=target)
+    rollups_rebuild(submission_ids=submission_ids)
     sessions = Session.objects.filter(model=source).update(model=target)
     target.aliases = sorted({*target.aliases, source.name, *source.aliases} - {target.name})
     target.save(update_fields=["aliases"])

@@ -22,6 +22,7 @@ from ingestion.bundles import BundleError, BundleRejected
 from ingestion.bundles.schema import Harness as HarnessSpec
 from ingestion.evidence import evidence_changed_announce
 from ingestion.models import Harness, HarnessOwner, Person, Run, Submission
+from ingestion.services.rollups import rollups_rebuild
 
 MANIFEST = "manifest.json"
 
@@ -95,10 +96,12 @@ def _release(ownership: HarnessOwner, claimant) -> None:
     maintainers' rows start again without contributors or URL.
     """
     rows = Harness.objects.maintained().filter(name=ownership.name)
-    for submission in Submission.objects.filter(harness__in=rows).select_related("harness"):
+    moved = list(Submission.objects.filter(harness__in=rows).select_related("harness"))
+    for submission in moved:
         independent = _independent_row(submission.harness, submission.uploader)
         Run.objects.filter(submission=submission).update(harness=independent)
         Submission.objects.filter(pk=submission.pk).update(harness=independent)
+    rollups_rebuild(submission_ids=[submission.pk for submission in moved])
     for row in rows:
         row.contributors.clear()
     rows.update(url="")

@@ -45,6 +45,7 @@ from ingestion.evidence import evidence_changed_announce
 from ingestion.models import Harness, Submission, Suite, Task
 from ingestion.services.conversion import native_bundle
 from ingestion.services.ownership import harness_register
+from ingestion.services.rollups import rollups_write
 from ingestion.services.storage import upload_path
 from ingestion.services.trust import uploader_is_trusted
 from ingestion.services.verification import (
@@ -342,6 +343,8 @@ def _write_runs(
     _write_all(records, writer, bundle, progress)
     if not bundle.errors:  # the bundle's own errors first: they stop the checking early
         writer.duplicates.raise_if_any()
+    # In the COPY's transaction: the boards never see runs without their rollups.
+    rollups_write(submission_ids=[submission.pk])
     return writer.count
 
 

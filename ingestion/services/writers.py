@@ -1,7 +1,9 @@
 """Bulk writers: validated records go to PostgreSQL through COPY, in bounded batches.
 
 A batch is buffered (never the whole bundle) because the connection cannot run other
-queries while a COPY is open, and new model names must get their rows first.
+queries while a COPY is open, and new model names must get their rows first. Runs are
+formatted as COPY text here and their COPY stays open while the next batch is
+validated (services/copy_text.py).
 
 User turns keep the label the bundle gave them (source "bundle"); a user turn without
 one is stored unlabelled (no source) and labelled by the leaderboard's labeller before
@@ -21,9 +23,19 @@ from psycopg import sql
 
 from ingestion.bundles import ErrorCollector, RunRecord, SessionRecord
 from ingestion.models import Turn
+from ingestion.services.copy_text import (
+    COPY_NULL,
+    OpenCopy,
+    copy_field,
+    copy_json,
+    copy_moment,
+    copy_number,
+)
 from ingestion.services.models import model_ids_resolve
 
 RUN_BATCH = 5000
+_NO_TOKENS = (COPY_NULL,) * 3
+_NO_CHECKPOINTS = (COPY_NULL,) * 2
 SESSION_BATCH = 1000
 
 RUN_COLUMNS = (
@@ -116,6 +128,9 @@ class RunWriter:
         self.submission_id = submission_id
         self.harness_id = harness_id
         self.read_trajectory = read_trajectory
+        self._prefix, self._harness = str(submission_id), str(harness_id)
+        # Open between batches: the server stores one while the next is validated.
+        self._copy = OpenCopy("ingestion_run", RUN_COLUMNS)
         self.models = ModelIds()
         self.pending: list[RunRecord] = []
         self.count = 0
@@ -124,17 +139,43 @@ class RunWriter:
     def write(self, record: RunRecord) -> None:
         self.pending.append(record)
         if len(self.pending) >= RUN_BATCH:
-            self.flush()
+            self._send()
 
     def flush(self) -> None:
+        """Store what is pending and finish the COPY: the connection is free again."""
+        self._send()
+        self._copy.finish()
+
+    def _send(self) -> None:
         if not self.pending:
             return
-        self._find_duplicates(self.pending)
-        if not self.duplicates.total:
-            self.models.resolve(r.model for r in self.pending)
-            copy_rows("ingestion_run", RUN_COLUMNS, (self._row(r) for r in self.pending))
+        if self.duplicates.total:  # the bundle is refused: later batches are only checked
+            self._find_duplicates(self.pending)
+        else:
+            self._store(self.pending)
         self.count += len(self.pending)
         self.pending = []
+
+    def _store(self, records: list[RunRecord]) -> None:
+        # Formatted while the server still stores the last batch, when every model name
+        # is known already (no query needed); a trajectory file is read only once the
+        # batch is known to have no duplicates, as before.
+        names = {r.model for r in records}
+        known = self.models.ids.keys() >= names
+        lines = (
+            [r if isinstance(r.trajectory, str) else self._line(r) for r in records]
+            if known
+            else records
+        )
+        self._copy.finish()  # the queries below need the connection
+        self._find_duplicates(records)
+        if self.duplicates.total:
+            return
+        if not known:
+            self.models.resolve(names)
+        lines = [line if isinstance(line, str) else self._line(line) for line in lines]
+        lines.append("")  # every row ends with a newline
+        self._copy.send("\n".join(lines).encode())
 
     def _find_duplicates(self, records: list[RunRecord]) -> None:
         by_source = {r.source_id: r for r in records if r.source_id}
@@ -150,23 +191,25 @@ class RunWriter:
             )
             self.duplicates.add("runs.jsonl", by_source[source_id].line, "source_id", message)
 
-    def _row(self, r: RunRecord) -> tuple:
+    def _line(self, r: RunRecord) -> str:
+        """The run's row in COPY text format, in RUN_COLUMNS order (without newline)."""
         tokens, checkpoints = r.tokens, r.checkpoints
-        return (
-            self.submission_id, r.run_id, self.harness_id, self.models[r.model], r.task_pk,
-            r.trial, r.outcome, r.infra_error or "", r.cost_usd,
-            tokens.input if tokens else None, tokens.output if tokens else None,
-            tokens.cached if tokens else None, r.steps, r.tool_calls, r.ttft_ms,
-            r.started_at, r.finished_at,
-            checkpoints.passed if checkpoints else None, checkpoints.total if checkpoints else None,
-            json_text(r.verifier), json_text(self._trajectory(r)), json_text(r.extra or {}),
-            r.source_id or "",
-        )  # fmt: skip
-
-    def _trajectory(self, r: RunRecord) -> list | None:
-        if isinstance(r.trajectory, str):
-            return self.read_trajectory(r.trajectory)
-        return r.trajectory
+        trajectory = r.trajectory
+        if isinstance(trajectory, str):
+            trajectory = self.read_trajectory(trajectory)
+        return "\t".join((
+            self._prefix, copy_field(r.run_id), self._harness, str(self.models[r.model]),
+            str(r.task_pk), str(r.trial), copy_field(r.outcome), copy_field(r.infra_error or ""),
+            copy_number(r.cost_usd),
+            *((str(tokens.input), str(tokens.output), copy_number(tokens.cached)) if tokens
+              else _NO_TOKENS),
+            copy_number(r.steps), copy_number(r.tool_calls), copy_number(r.ttft_ms),
+            copy_moment(r.started_at), copy_moment(r.finished_at),
+            *((str(checkpoints.passed), str(checkpoints.total)) if checkpoints
+              else _NO_CHECKPOINTS),
+            copy_json(r.verifier), copy_json(trajectory),
+            copy_json(r.extra) if r.extra else "{}", copy_field(r.source_id or ""),
+        ))  # fmt: skip
 
 
 class SessionWriter:

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.http_cache import versioned_response
 from leaderboard.boards.params import verified_only
 from leaderboard.boards.selectors import current_boards, pick_board, run_for_page
 from leaderboard.boards.serializers import (
@@ -16,17 +17,30 @@ from leaderboard.boards.serializers import (
     BoardSummarySerializer,
     RunSerializer,
 )
-from leaderboard.boards.snapshot_cache import snapshot_cached
 from leaderboard.models import Board
+from leaderboard.page_cache import NO_SNAPSHOT
 from leaderboard.terms import DataTermsLinkMixin
+
+JSON = "application/json"
 
 
 class BoardListApi(DataTermsLinkMixin, APIView):
     authentication_classes: list = []
 
     @extend_schema(responses=BoardSummarySerializer(many=True))
-    def get(self, request: Request) -> Response:
-        return Response(BoardSummarySerializer(Board.objects.current(), many=True).data)
+    def get(self, request: Request) -> Response | HttpResponse:
+        boards = current_boards()
+        if request.accepted_renderer.format != "json":  # the browsable API
+            return Response(BoardSummarySerializer(boards, many=True).data)
+        return versioned_response(
+            request,
+            version=boards[0].snapshot_id if boards else NO_SNAPSHOT,
+            key="api boards",
+            content_type=JSON,
+            build=lambda: _json(BoardSummarySerializer(boards, many=True).data),
+            public=True,
+            vary=("Accept",),
+        )
 
 
 class BoardDetailApi(DataTermsLinkMixin, APIView):
@@ -49,17 +63,26 @@ class BoardDetailApi(DataTermsLinkMixin, APIView):
         only = verified_only(request.query_params)
         if request.accepted_renderer.format != "json":  # the browsable API
             return Response(_board_detail(board, verified_only=only))
-        # The JSON of a board is the same for everyone until the next snapshot.
-        body = snapshot_cached(
-            snapshot_id=board.snapshot_id,
+        # The JSON of a board is the same for everyone until the next snapshot; the key
+        # is what the endpoint understands (the board, ?verified), nothing else.
+        return versioned_response(
+            request,
+            version=board.snapshot_id,
             key=f"api board {slug} verified={only}",
-            build=lambda: JSONRenderer().render(_board_detail(board, verified_only=only)),
+            content_type=JSON,
+            build=lambda: _json(_board_detail(board, verified_only=only)),
+            public=True,
+            vary=("Accept",),
         )
-        return HttpResponse(body, content_type="application/json")
 
 
 def _board_detail(board: Board, *, verified_only: bool) -> dict:
     return BoardDetailSerializer(board, context={"verified_only": verified_only}).data
+
+
+def _json(data: object) -> HttpResponse:
+    # Compact JSON whatever `indent` an Accept header asks for: one body per key.
+    return HttpResponse(JSONRenderer().render(data), content_type=JSON)
 
 
 class RunDetailApi(DataTermsLinkMixin, APIView):

@@ -1,6 +1,6 @@
-"""Run totals per (board, agent), read from PostgreSQL with the queries of `sql`.
+"""Run totals per (board, agent), read from the rollups with the queries of `sql`.
 
-The GROUP BY rows are rolled up here: every rule of methodology §2 that excludes runs
+The run groups are rolled up here: every rule of methodology §2 that excludes runs
 (infra errors, conflicts) applies to whole groups, and each group counts on every board
 its task belongs to. The figures themselves are computed from these totals in `compute`.
 """
@@ -13,17 +13,11 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import connection
-from psycopg import sql
 
-from leaderboard.boards.sql import (
-    BOARD_TASKS_SQL,
-    CODING_CONDITION,
-    OFFICIAL_SUITES_SQL,
-    OVERALL_CONDITION,
-    groups_query,
-    percentiles_query,
-    suite_condition,
-)
+from leaderboard.boards.latency import AgentKey, latency_percentiles, task_boards
+from leaderboard.boards.sql import BOARD_TASKS_SQL, groups_query
+
+__all__ = ["AgentKey", "AgentTotals", "agent_totals", "board_tasks", "task_boards"]
 
 
 @dataclass
@@ -54,9 +48,6 @@ class AgentTotals:
     percentiles: tuple = (None, None, None, None)
 
 
-AgentKey = tuple[str, int, int]  # (board slug, harness id, model id)
-
-
 def board_tasks() -> dict[int, list[str]]:
     """Task id -> the boards it counts on (approved tasks of official suites only): its
     suite's board, and Overall and Coding as far as the suite joins them."""
@@ -68,15 +59,9 @@ def board_tasks() -> dict[int, list[str]]:
     return boards
 
 
-def task_boards(suite_board: str, *, overall: bool, coding: bool) -> list[str]:
-    """The boards a task counts on, from its suite's board and the groups it joins."""
-    return (["overall"] if overall else []) + [suite_board] + (["coding"] if coding else [])
-
-
 def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, AgentTotals]:
     """(board, harness, model) -> totals, optionally only for some harnesses."""
     tasks = board_tasks()
-    boards = percentile_boards()
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
     totals: dict[AgentKey, AgentTotals] = defaultdict(AgentTotals)
@@ -85,35 +70,10 @@ def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, Agen
         for row in cursor.fetchall():
             for board in tasks.get(row[2], ()):
                 _add_group(totals[(board, row[0], row[1])], row)
-        conditions = [condition for _, condition in boards]
-        cursor.execute(percentiles_query(conditions, restricted=restricted), params)
-        for harness_id, model_id, *values in cursor.fetchall():
-            _add_percentiles(totals, boards, harness_id, model_id, values)
+    for key, percentiles in latency_percentiles(harness_ids=harness_ids).items():
+        if key in totals:
+            totals[key].percentiles = percentiles
     return dict(totals)
-
-
-def _add_percentiles(
-    totals: dict[AgentKey, AgentTotals],
-    boards: list[tuple[str, sql.Composable]],
-    harness_id: int,
-    model_id: int,
-    values: list,
-) -> None:
-    # values hold [p50, p95] arrays, TTFT then duration, board by board.
-    for (board, _), ttft, duration in zip(boards, values[::2], values[1::2], strict=True):
-        if (board, harness_id, model_id) in totals:
-            totals[(board, harness_id, model_id)].percentiles = (
-                *(ttft or (None, None)),
-                *(duration or (None, None)),
-            )
-
-
-def percentile_boards() -> list[tuple[str, sql.Composable]]:
-    """(board slug, SQL condition on a run's task) of every board, for the percentiles."""
-    with connection.cursor() as cursor:
-        cursor.execute(OFFICIAL_SUITES_SQL)
-        suites = [(slug, suite_condition(suite_id)) for suite_id, slug in cursor.fetchall()]
-    return [("overall", OVERALL_CONDITION), ("coding", CODING_CONDITION), *suites]
 
 
 def _add_group(t: AgentTotals, row: tuple) -> None:

@@ -15,18 +15,20 @@ from django.utils.encoding import escape_uri_path
 from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
+from arena.http_cache import versioned_response
 from ingestion.importers import harbor_exceptions
 from leaderboard.boards import charts, display, selectors
 from leaderboard.boards.downloads import EXPORTERS, export_row
 from leaderboard.boards.params import COLUMNS, BoardParams, sort_headers
-from leaderboard.boards.snapshot_cache import snapshot_cached
 from leaderboard.methodology import stats
 from leaderboard.models import Board, BoardEntry
+from leaderboard.page_cache import NO_SNAPSHOT
 from leaderboard.terms import link_terms
 
 BOARD_TEMPLATE = "leaderboard/board.html"
 # The htmx targets a board page can ask for, each a partial of BOARD_TEMPLATE.
 BOARD_PARTIALS = {"board-page", "board-table"}
+HTML = "text/html; charset=utf-8"
 
 
 @require_safe
@@ -54,20 +56,21 @@ def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
             context.update(_board_context(current, params))
         return render(request, template, context)
 
-    # Visitors who are not logged in all see the same page for a snapshot: reuse it.
-    if current is not None and not request.user.is_authenticated:
-        body = snapshot_cached(
-            snapshot_id=current.snapshot_id,
-            key=f"page {template} {request.get_full_path()}",
-            build=lambda: render_page().content,
-        )
-        response = HttpResponse(body)
-    else:
-        response = render_page()
+    # Visitors who are not logged in all see the same page for a snapshot and the
+    # canonical parameters (params.querystring(): unknown ones dropped, values checked,
+    # order fixed), so `?junk=1` is the cached page too.
+    response = versioned_response(
+        request,
+        version=current.snapshot_id if current is not None else NO_SNAPSHOT,
+        key=f"page {template} {slug or ''} {params.querystring()}",
+        content_type=HTML,
+        build=render_page,
+        public=not request.user.is_authenticated,
+    )
     if request.htmx and current is not None:
         # The form sends every field; the address bar gets the canonical link instead.
         response["HX-Push-Url"] = reverse("board", args=[current.slug]) + params.querystring()
-    patch_vary_headers(response, ("HX-Request", "HX-Target"))
+    patch_vary_headers(response, ("HX-Request", "HX-Target", "HX-History-Restore-Request"))
     return response
 
 

@@ -2,8 +2,10 @@
 
 * `slices`: the composite board, scenario and capability slices and their names.
 * `labels`: the extractor's labels for user turns that arrived without one.
-* `loading`: counted sessions streamed from PostgreSQL as plain dicts.
-* `compute`: every slice scored and ranked into SignalEntry rows.
+* `loading`: sessions streamed from PostgreSQL as plain dicts.
+* `scoring`: each session scored once, its contribution stored as a SessionScore row.
+* `scored`: the stored scores of the counted sessions, as columns to aggregate.
+* `compute`: every slice aggregated from the stored scores and ranked into SignalEntry rows.
 * `snapshot`: those rows written into a board snapshot, or carried over.
 * `selectors`, `params`, `tables`, `formatting`, `views`, `api`: the Signals page and
   `GET /api/v1/signals/`.

@@ -6,13 +6,16 @@ import csv
 import io
 from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import renderers, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.http_cache import versioned_response
 from leaderboard.exports import spreadsheet_text
+from leaderboard.page_cache import current_snapshot_id
 from leaderboard.signalboard.selectors import current_signal_entries
 from leaderboard.signalboard.slices import (
     CAPABILITIES,
@@ -170,6 +173,10 @@ def _csv_row(entry: dict[str, Any]) -> dict[str, Any]:
 # --- view -----------------------------------------------------------------------------------
 
 
+# Formats whose bytes are cached per snapshot; the browsable API renders each time.
+CACHED_FORMATS = frozenset({"json", "csv"})
+
+
 class SignalListApi(DataTermsLinkMixin, APIView):
     """The current snapshot's signal board: composite, one scenario, or one capability."""
 
@@ -181,13 +188,36 @@ class SignalListApi(DataTermsLinkMixin, APIView):
         parameters=[SignalQuerySerializer],
         responses={200: SignalListSerializer, 400: OpenApiResponse(description="unknown slice")},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response | HttpResponse:
         query = SignalQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         kind, scope = _slice(query.validated_data)
-        selection = current_signal_entries(kinds=[kind], scope=scope)
-        body = {"computed_at": selection.computed_at, "entries": selection.entries}
-        return Response(SignalListSerializer(body).data)
+        renderer = request.accepted_renderer
+        if renderer.format not in CACHED_FORMATS:  # the browsable API
+            return Response(_signal_list(kind, scope))
+        content_type = renderer.media_type
+        if renderer.charset:
+            content_type += f"; charset={renderer.charset}"
+        # The same for everyone until the next snapshot: keyed on the slice the
+        # validated query names and the format, never on the raw query string.
+        return versioned_response(
+            request,
+            version=current_snapshot_id(),
+            key=f"api signals {renderer.format} {kind} {scope}",
+            content_type=content_type,
+            build=lambda: HttpResponse(
+                renderer.render(_signal_list(kind, scope), renderer.media_type, {}),
+                content_type=content_type,
+            ),
+            public=True,
+            vary=("Accept",),
+        )
+
+
+def _signal_list(kind: str, scope: str) -> dict[str, Any]:
+    selection = current_signal_entries(kinds=[kind], scope=scope)
+    body = {"computed_at": selection.computed_at, "entries": selection.entries}
+    return SignalListSerializer(body).data
 
 
 def _slice(query: dict[str, str]) -> tuple[str, str]:

@@ -2,7 +2,9 @@
 
 signal_rows turns the sessions into SignalEntry rows: the composite board, one slice per
 scenario and one per capability signal, each ranked by the lower end of its NIR
-interval. Every figure comes from leaderboard.methodology; this module decides which
+interval. Sessions are scored once (signalboard.scoring stores each one's contribution);
+a recompute scores only the sessions still without a current score and aggregates the
+stored rows. Every figure comes from leaderboard.methodology; this module decides which
 sessions each slice holds and in which order its rows are shown.
 """
 
@@ -17,8 +19,10 @@ import numpy as np
 from django.db import transaction
 
 from leaderboard.methodology import nir, session_scores
+from leaderboard.methodology.session_scores import SessionColumns
 from leaderboard.methodology.stats import MIN_RANKED_SESSIONS, competition_ranks
-from leaderboard.signalboard.loading import load_sessions
+from leaderboard.signalboard.scored import scored_columns
+from leaderboard.signalboard.scoring import sessions_score_pending
 from leaderboard.signalboard.slices import (
     CAPABILITIES,
     CAPABILITY_PREFIX,
@@ -31,10 +35,19 @@ from leaderboard.signalboard.slices import (
 
 
 def signal_rows() -> list[dict[str, Any]]:
-    """Every SignalEntry row of a snapshot, ready for SignalEntry(snapshot=..., **row)."""
-    # Server-side cursors stream only inside a transaction (see load_sessions).
+    """Every SignalEntry row of a snapshot, ready for SignalEntry(snapshot=..., **row).
+
+    Scores the sessions that have no current score first, then aggregates stored scores.
+    """
+    sessions_score_pending()
+    # Server-side cursors stream only inside a transaction (see loading.stream_rows).
     with transaction.atomic():
-        table = SessionTable(load_sessions(with_text=False))
+        table = SessionTable.from_columns(*scored_columns())
+    return table_rows(table)
+
+
+def table_rows(table: SessionTable) -> list[dict[str, Any]]:
+    """Every slice's rows from the sessions of a table."""
     composite = table.composite()
     rows = slice_rows(COMPOSITE_SCOPE, SliceKind.COMPOSITE, composite)
     for scenario in SCENARIOS:
@@ -48,12 +61,12 @@ def signal_rows() -> list[dict[str, Any]]:
 class SessionTable:
     """Every counted session summarised once, so that each slice is a mask over columns.
 
-    Summarising sessions (labels, efforts, shell episodes, tool checks) is most of the
-    cost, and score_sessions would redo it for every slice: at 100,000 sessions the
-    composite, three scenario passes and the capability outcomes took about 22 s, this
-    table about 9 s. It therefore builds on score_sessions' own pieces
-    (session_scores.collect_columns and session_scores.model_entry), so every figure is
-    still computed there; tests pin each slice to score_sessions on the same sessions.
+    Built from sessions (SessionTable(sessions): each summarised here, as
+    session_scores.collect_columns does) or from their stored scores
+    (SessionTable.from_columns(*scored_columns()), the same columns without reading a
+    turn). Each slice uses score_sessions' own pieces (session_scores.model_entry), so
+    every figure is still computed there; tests pin each slice to score_sessions on the
+    same sessions, and the stored path to the summarising one.
 
     Sessions are collected under the key (model, scenario): an entry's median attempts
     come from its key's resolved episodes, so a scenario slice gets its own median and
@@ -61,8 +74,19 @@ class SessionTable:
     """
 
     def __init__(self, sessions: Iterable[Mapping[str, Any]]) -> None:
-        keys, self._by_key = session_scores.collect_columns(_keyed_by_scenario(sessions))
-        self._keys: list[tuple[str, str | None]] = keys
+        self._build(*session_scores.collect_columns(_keyed_by_scenario(sessions)))
+
+    @classmethod
+    def from_columns(
+        cls, keys: list[tuple[str, str | None]], by_key: SessionColumns
+    ) -> SessionTable:
+        """A table of sessions already laid out as collect_columns lays them out."""
+        table = cls.__new__(cls)
+        table._build(keys, by_key)
+        return table
+
+    def _build(self, keys: list[tuple[str, str | None]], by_key: SessionColumns) -> None:
+        self._keys, self._by_key = keys, by_key
         self.models: list[str] = list(dict.fromkeys(model for model, _ in keys))
         code = {model: index for index, model in enumerate(self.models)}
         model_of_key = np.array([code[model] for model, _ in keys], dtype=np.int64)

@@ -4,8 +4,9 @@ Ingestion stores a bundle's own label (source "bundle") and leaves every other u
 turn without a source. Here the methodology's labeller decides the rest: it reads each
 session that still has unlabelled user turns (user and assistant turns, in order, since
 a reply to the assistant's question reads differently), and the turns it labels are
-written back with source "extractor", once. Which label wins (a bundle's over the
-extractor's) is decided in one place, `methodology.labeller.turn_labels`.
+written back with source "extractor", once; the stored scores of those sessions
+(signalboard.scoring) are forgotten, so they are scored again. Which label wins (a
+bundle's over the extractor's) is decided in one place, `methodology.labeller.turn_labels`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ _UPDATE_SQL = """
     FROM unnest(%s::bigint[], %s::text[]) AS v(id, label)
     WHERE t.id = v.id
 """
+# A session labelled here is scored afresh (migration 0013's trigger leaves the
+# extractor's own writes to this statement rather than firing once per turn).
+_FORGET_SCORES_SQL = "DELETE FROM leaderboard_sessionscore WHERE session_id = ANY(%s)"
 
 
 def turns_label_pending() -> int:
@@ -45,6 +49,7 @@ def turns_label_pending() -> int:
         if ids:
             with connection.cursor() as cursor:
                 cursor.execute(_UPDATE_SQL, [SOURCE_EXTRACTOR, ids, labels])
+                cursor.execute(_FORGET_SCORES_SQL, [session_ids])
         labelled += len(ids)
     return labelled
 

@@ -1,8 +1,10 @@
-"""Counted sessions streamed out of PostgreSQL as the plain dicts the methodology scores.
+"""Sessions streamed out of PostgreSQL as the plain dicts the methodology scores.
 
 Three server-side cursors (sessions, turns, tool calls, each ordered by session) are
 merged here, so memory holds one fetch of each, never the whole table. The queries are
-composed with psycopg.sql; the values (status, scenario) are always parameters.
+composed with psycopg.sql; the values (status, scenario, ids) are always parameters.
+`load_sessions` reads every counted session (or one scenario's); `load_sessions_by_id`
+the sessions leaderboard.signalboard.scoring is about to score, whatever their status.
 """
 
 from __future__ import annotations
@@ -22,30 +24,33 @@ FETCH_ROWS = 5_000
 
 # Sessions of counted submissions only: withdrawn (and unfinished) evidence never scores.
 _COUNTED = sql.SQL("""
-    JOIN ingestion_submission sub ON sub.id = s.submission_id
-    WHERE sub.status = %(status)s {scenario}
+    ingestion_session s JOIN ingestion_submission sub ON sub.id = s.submission_id
 """)
+_COUNTED_WHERE = sql.SQL("WHERE sub.status = %(status)s {scenario}")
 _ONE_SCENARIO = sql.SQL("AND s.scenario = %(scenario)s")
+# The given sessions, whatever their status. Joined through unnest, whose row count the
+# planner knows, so a few ids are found through the indexes and many in one scan.
+_BY_ID = sql.SQL("unnest(%(ids)s::bigint[]) AS p(id) JOIN ingestion_session s ON s.id = p.id")
 _SESSIONS_SQL = sql.SQL("""
     SELECT s.id, m.name, NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), s.toolset
-    FROM ingestion_session s
+    FROM {sessions}
     JOIN ingestion_languagemodel m ON m.id = s.model_id
-    {counted}
+    {where}
     ORDER BY s.id
 """)
 _TURNS_SQL = sql.SQL("""
     SELECT t.session_id, t.position, t.role, NULLIF(t.label, ''), {text}
-    FROM ingestion_turn t
-    JOIN ingestion_session s ON s.id = t.session_id
-    {counted}
+    FROM {sessions}
+    JOIN ingestion_turn t ON t.session_id = s.id
+    {where}
     ORDER BY t.session_id, t.position
 """)
 _CALLS_SQL = sql.SQL("""
     SELECT t.session_id, t.position, c.tool, c.arguments, c.exit_code
-    FROM ingestion_toolcall c
-    JOIN ingestion_turn t ON t.id = c.turn_id
-    JOIN ingestion_session s ON s.id = t.session_id
-    {counted}
+    FROM {sessions}
+    JOIN ingestion_turn t ON t.session_id = s.id
+    JOIN ingestion_toolcall c ON c.turn_id = t.id
+    {where}
     ORDER BY t.session_id, t.position, c.position
 """)
 
@@ -69,19 +74,39 @@ def load_sessions(
     every user turn is labelled, and they are most of the bytes.
     """
     params = {"status": Submission.Status.INGESTED, "scenario": scenario}
-    counted = _COUNTED.format(scenario=_ONE_SCENARIO if scenario else sql.SQL(""))
+    where = _COUNTED_WHERE.format(scenario=_ONE_SCENARIO if scenario else sql.SQL(""))
+    for _, session in _merged(_COUNTED, where, params, with_text):
+        yield session
+
+
+def load_sessions_by_id(ids: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(session id, session) of the given sessions, in id order, without turn texts.
+
+    Scoring reads these once every user turn is labelled (signalboard.labels), so, as
+    load_sessions(with_text=False), it needs no text.
+    """
+    return _merged(_BY_ID, sql.SQL(""), {"ids": ids}, with_text=False)
+
+
+def _merged(
+    sessions_from: sql.Composable, where: sql.Composable, params: dict[str, Any], with_text: bool
+) -> Iterator[tuple[int, dict[str, Any]]]:
     text = sql.SQL("t.text") if with_text else sql.SQL("NULL")
-    sessions = _stream(_SESSIONS_SQL.format(counted=counted), params)
-    turns = _Children(_stream(_TURNS_SQL.format(counted=counted, text=text), params))
-    calls = _Children(_stream(_CALLS_SQL.format(counted=counted), params))
+    parts = {"sessions": sessions_from, "where": where}
+    sessions = stream_rows(_SESSIONS_SQL.format(**parts), params)
+    turns = _Children(stream_rows(_TURNS_SQL.format(text=text, **parts), params))
+    calls = _Children(stream_rows(_CALLS_SQL.format(**parts), params))
     for session_id, model, session_scenario, confirmation, toolset in sessions:
-        yield {
-            "model": model,
-            "scenario": session_scenario,
-            "confirmation": confirmation,
-            "toolset": None if toolset is None else _decode_json(toolset),
-            "turns": _turns(turns.take(session_id), calls.take(session_id)),
-        }
+        yield (
+            session_id,
+            {
+                "model": model,
+                "scenario": session_scenario,
+                "confirmation": confirmation,
+                "toolset": None if toolset is None else _decode_json(toolset),
+                "turns": _turns(turns.take(session_id), calls.take(session_id)),
+            },
+        )
 
 
 def _turns(turn_rows: list[tuple], call_rows: list[tuple]) -> list[dict[str, Any]]:
@@ -96,7 +121,7 @@ def _turns(turn_rows: list[tuple], call_rows: list[tuple]) -> list[dict[str, Any
     ]
 
 
-def _stream(query: sql.Composable, params: dict[str, Any]) -> Iterator[tuple]:
+def stream_rows(query: sql.Composable, params: dict[str, Any]) -> Iterator[tuple]:
     """Rows of one query through a server-side cursor, FETCH_ROWS at a time."""
     cursor = connection.chunked_cursor()
     try:

@@ -17,7 +17,8 @@ _COPIED_FIELDS = (
 
 
 def signals_snapshot_write(snapshot: BoardSnapshot) -> None:
-    """Score every counted session and store the signal boards in the snapshot."""
+    """Store the signal boards in the snapshot: the sessions still without a current
+    score are scored first, then every counted session's stored score is aggregated."""
     _entries_write(snapshot, signal_rows())
 
 

@@ -16,8 +16,10 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
+from arena.http_cache import versioned_response
 from leaderboard.methodology import stats
 from leaderboard.models import SignalEntry
+from leaderboard.page_cache import current_snapshot_id
 from leaderboard.signalboard.formatting import SIGNAL_LABELS
 from leaderboard.signalboard.params import (
     GRID_SIGNALS,
@@ -32,14 +34,33 @@ from leaderboard.signalboard.tables import composite_table, grid_columns, grid_r
 from leaderboard.terms import ATTRIBUTION, DATA_TERMS
 
 TEMPLATE = "leaderboard/signals.html"
+HTML = "text/html; charset=utf-8"
 
 
 @require_safe
 def signals(request: HttpRequest) -> HttpResponse:
     params = SignalParams.from_query(request.GET)
+    template = TEMPLATE
+    if request.htmx and not request.htmx.history_restore_request:
+        template = f"{TEMPLATE}#signals-table"
+    # One page per snapshot and canonical parameters (params.querystring()): what the
+    # page does not understand is not part of the key.
+    response = versioned_response(
+        request,
+        version=current_snapshot_id(),
+        key=f"signals {template} {params.querystring()}",
+        content_type=HTML,
+        build=lambda: render(request, template, _page_context(params)),
+        public=not request.user.is_authenticated,
+    )
+    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
+    return response
+
+
+def _page_context(params: SignalParams) -> dict[str, Any]:
     kinds = [SliceKind.COMPOSITE, VIEW_KINDS[params.view]]
     selection = current_signal_entries(kinds=kinds)
-    context = {
+    return {
         "params": params,
         "computed_at": selection.computed_at,
         "sessions_total": selection.sessions_total,
@@ -50,12 +71,6 @@ def signals(request: HttpRequest) -> HttpResponse:
         "attribution": ATTRIBUTION,
         **_view_context(selection.entries, params),
     }
-    template = TEMPLATE
-    if request.htmx and not request.htmx.history_restore_request:
-        template = f"{TEMPLATE}#signals-table"
-    response = render(request, template, context)
-    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
-    return response
 
 
 def _view_links(params: SignalParams) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ import itertools
 from django.utils import timezone
 
 from ingestion.models import Harness, LanguageModel, Person, Run, Submission, Task, Verifier
+from ingestion.services.rollups import rollups_rebuild
 from leaderboard.boards.compute import order_and_rank
 from leaderboard.methodology import stats
 from leaderboard.models import Board, BoardEntry, BoardSnapshot
@@ -193,11 +194,14 @@ def make_run(
         "infra_error": "timeout" if outcome == "infra_error" else "",
     }  # fmt: skip
     defaults.update(fields)
-    return Run.objects.create(
+    run = Run.objects.create(
         submission=submission, run_id=f"{task.task_id}-{trial}-{submission.pk}-{model.pk}",
         harness=submission.harness, model=model, task=task, trial=trial, outcome=outcome,
         **defaults,
     )  # fmt: skip
+    # As the ingest does after its COPY: the boards read rollups, never runs.
+    rollups_rebuild(submission_ids=[submission.pk])
+    return run
 
 
 def build_agent(user, harness_name: str = "OpenHarness") -> tuple[Harness, LanguageModel, dict]:

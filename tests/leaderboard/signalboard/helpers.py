@@ -185,3 +185,68 @@ def order_of(content: str, names: list[str]) -> list[str]:
     """The names in the order they first appear in the table body."""
     body = content[content.index("<tbody") :]
     return sorted(names, key=body.index)
+
+
+# Texts the extractor labels (praise, complaint, correction) or leaves unlabelled.
+_USER_TEXTS = (
+    "Great, thanks!",
+    "This is still broken.",
+    "No, use the other config file.",
+    "Now add a README.",
+)
+_COMMANDS = ("make", "pytest -q", "npm test", "ls", "sudo apt-get install jq")
+_TOOLSETS = (
+    None,
+    [],
+    ["bash"],
+    [
+        {"name": "bash", "kind": "shell"},
+        {
+            "name": "write_file",
+            "parameters": {"properties": {"path": {}, "content": {}}, "required": ["path"]},
+        },
+    ],
+)
+
+
+def varied_sessions(rng, count: int, prefix: str = "v") -> list[dict]:
+    """`count` sessions drawn from `rng` (a random.Random) over three models, every
+    scenario (and none), bundle labels and unlabelled turns, shell calls that fail and
+    recover, unknown tools and arguments, and every kind of toolset."""
+    sessions = []
+    for i in range(count):
+        turns = []
+        for _ in range(rng.randint(1, 4)):
+            turns.append(_varied_user_turn(rng))
+            calls = [_varied_call(rng) for _ in range(rng.randint(0, 3))]
+            turns.append({"role": "assistant", "text": "Done.", "tool_calls": calls})
+        if rng.random() < 0.7:
+            turns.append(_varied_user_turn(rng))
+        fields = {
+            "scenario": rng.choice([*SCENARIOS, None]),
+            "confirmation": rng.choice(["yes", "no", None]),
+            "toolset": rng.choice(_TOOLSETS),
+            "turns": turns,
+        }
+        sessions.append(session(f"{prefix}-{i}", rng.choice(["m-a", "m-b", "m-c"]), **fields))
+    return sessions
+
+
+def _varied_user_turn(rng) -> dict:
+    turn = {"role": "user", "text": rng.choice(_USER_TEXTS)}
+    if rng.random() < 0.5:  # else no label key: the extractor decides
+        turn["label"] = rng.choice(["praise", "complaint", "correction", None])
+    return turn
+
+
+def _varied_call(rng) -> dict:
+    kind = rng.random()
+    if kind < 0.7:
+        return {
+            "tool": "bash",
+            "arguments": {"command": rng.choice(_COMMANDS)},
+            "exit_code": rng.choice([0, 0, 1, 2, None]),
+        }
+    if kind < 0.85:
+        return {"tool": "write_file", "arguments": {"path": "a.txt"}, "exit_code": None}
+    return {"tool": "browse", "arguments": {"url": "x"}, "exit_code": None}

@@ -1,0 +1,116 @@
+"""Rollups: what the boards need from the runs, kept per group and written at ingest.
+
+A board recompute reads these, never the runs table, so its cost grows with the number
+of groups, not of runs (issue 14, docs/decisions.md "Rollups"). They are written by
+ingestion.services.rollups in the transaction that COPYs the runs, rebuilt from the runs
+when runs change owner or model, and always equal to a rebuild from the runs
+(`manage.py rollups_rebuild`). Which of them count (submission status, conflicts, task
+approval, boards) is decided when the boards read them, so withdrawals, restores and
+decisions never rewrite a rollup.
+
+Each latency figure (TTFT, duration) is stored as a mergeable histogram
+(ingestion.rollups.sketch): bucket keys, their counts, and the values themselves while
+the group is small.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+from ingestion.bundles import limits
+from ingestion.models.evidence import Submission
+from ingestion.models.registry import Category, Harness, LanguageModel, Suite, Task
+
+
+class ExactSum(models.Field):
+    """PostgreSQL `numeric` with no precision limit: sums stay exact to the last digit."""
+
+    def db_type(self, connection) -> str:
+        return "numeric"
+
+
+def _keys() -> ArrayField:
+    return ArrayField(models.IntegerField(), null=True)
+
+
+def _values() -> ArrayField:
+    return ArrayField(models.FloatField(), null=True)
+
+
+class LatencyColumns(models.Model):
+    """TTFT (ms) and duration (s): how many runs have one, their histogram, and their
+    values while at most ingestion.rollups.sketch.SMALL_GROUP_RUNS."""
+
+    ttft_n = models.IntegerField(default=0)
+    ttft_keys = _keys()
+    ttft_counts = _keys()
+    ttft_values = _values()
+    duration_n = models.IntegerField(default=0)
+    duration_keys = _keys()
+    duration_counts = _keys()
+    duration_values = _values()
+
+    class Meta:
+        abstract = True
+
+
+class RunRollup(LatencyColumns):
+    """The runs of one submission for one (harness, model, task, outcome)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    harness = models.ForeignKey(Harness, on_delete=models.PROTECT, related_name="+")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="+")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="+")
+    outcome = models.CharField(max_length=limits.OUTCOME_LENGTH)
+    # The task's suite and category when the rollup was written: the boards correct
+    # for a task the registry has since moved (see leaderboard.boards.latency).
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="+")
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="+")
+    runs = models.IntegerField()
+    cost = ExactSum(null=True)
+    priced = models.IntegerField()
+    tokens = ExactSum(null=True)
+    tokened = models.IntegerField()
+    steps = models.BigIntegerField(null=True)
+    steps_n = models.IntegerField()
+    tool_calls = models.BigIntegerField(null=True)
+    tool_calls_n = models.IntegerField()
+    partial = ExactSum(null=True)
+    partial_n = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "harness", "model", "task", "outcome"],
+                name="runrollup_group_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["harness"], name="runrollup_harness")]
+
+    def __str__(self) -> str:
+        return f"{self.runs} {self.outcome} runs of submission {self.submission_id}"
+
+
+class LatencyRollup(LatencyColumns):
+    """The counted-outcome (pass, fail) latencies of one submission's runs for one
+    (harness, model) over the tasks of one (suite, category): what the percentiles of a
+    board add up, a few rows per agent whatever the number of runs."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    harness = models.ForeignKey(Harness, on_delete=models.PROTECT, related_name="+")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="+")
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="+")
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "harness", "model", "suite", "category"],
+                name="latencyrollup_group_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["harness"], name="latencyrollup_harness")]
+
+    def __str__(self) -> str:
+        return f"latencies of submission {self.submission_id}, suite {self.suite_id}"

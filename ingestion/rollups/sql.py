@@ -1,0 +1,216 @@
+"""The SQL that writes rollups (ingestion.models.rollups), composed with psycopg.sql.
+
+Two set-based statements per batch of submissions, both run in the ingest transaction:
+* RunRollup rows from the runs: one GROUP BY (submission, harness, model, task,
+  outcome) with the counts and exact sums the boards need, and each latency figure as a
+  histogram of sketch buckets (a second GROUP BY on the bucket) plus, for small groups,
+  its sorted values;
+* LatencyRollup rows from those RunRollup rows (never from the runs again): the pass
+  and fail groups merged per (suite, category) by adding bucket counts.
+
+The bucket expression is rendered from the constants of ingestion.rollups.sketch, so the
+database and Python agree on what a bucket is.
+"""
+
+from __future__ import annotations
+
+from psycopg import sql
+
+from ingestion.rollups.sketch import LOG_GAMMA, SMALL_GROUP_RUNS, ZERO_BELOW, ZERO_KEY
+
+# The figures with percentiles, and how each is read from a run `r`.
+LATENCY_FIGURES: dict[str, sql.Composable] = {
+    "ttft": sql.SQL("r.ttft_ms::float8"),
+    "duration": sql.SQL("EXTRACT(EPOCH FROM r.finished_at - r.started_at)::float8"),
+}
+RUN_KEY = ("submission_id", "harness_id", "model_id", "task_id", "outcome")
+LATENCY_KEY = ("submission_id", "harness_id", "model_id", "suite_id", "category_id")
+# Outcomes whose runs have percentiles (an infra error's latency says nothing of the agent).
+INFRA_ERROR = "infra_error"
+
+
+def bucket_sql(value: sql.Composable) -> sql.Composed:
+    """ingestion.rollups.sketch.bucket_of, computed by the database."""
+    return sql.SQL(
+        "CASE WHEN {v} <= {zero} THEN {zero_key} ELSE ceil(ln({v}) / {log})::int END"
+    ).format(
+        v=value,
+        zero=sql.Literal(ZERO_BELOW),
+        zero_key=sql.Literal(ZERO_KEY),
+        log=sql.Literal(LOG_GAMMA),
+    )
+
+
+def _columns(names: tuple[str, ...], prefix: str = "") -> sql.Composed:
+    return sql.SQL(", ").join(sql.SQL(prefix) + sql.Identifier(name) for name in names)
+
+
+def _latency_ctes(figure: str, source: str, key: tuple[str, ...], *, buckets_from_runs: bool):
+    """Two CTEs per figure: its sorted values per group, and its histogram per group."""
+    columns = _columns(key)
+    if buckets_from_runs:
+        histogram = sql.SQL(
+            "SELECT {key}, {bucket} AS k, count(*)::int AS c FROM {source}"
+            " WHERE {figure} IS NOT NULL GROUP BY {key}, k"
+        )
+        values = sql.SQL(
+            "SELECT {key}, array_agg({figure} ORDER BY {figure}) AS v FROM {source}"
+            " WHERE {figure} IS NOT NULL GROUP BY {key}"
+        )
+    else:
+        histogram = sql.SQL(
+            "SELECT {key}, u.k, sum(u.c)::int AS c FROM {source},"
+            " unnest({keys}, {counts}) AS u(k, c) GROUP BY {key}, u.k"
+        )
+        values = sql.SQL(
+            "SELECT {key}, array_agg(u.v ORDER BY u.v) AS v FROM {source},"
+            " unnest({values}) AS u(v) GROUP BY {key}"
+        )
+    names = {
+        "key": columns,
+        "source": sql.Identifier(source),
+        "figure": sql.Identifier(figure),
+        "keys": sql.Identifier(f"{figure}_keys"),
+        "counts": sql.Identifier(f"{figure}_counts"),
+        "values": sql.Identifier(f"{figure}_values"),
+        "bucket": bucket_sql(sql.Identifier(figure)),
+    }
+    return sql.SQL("""
+        {figure_values} AS ({values}),
+        {figure_buckets} AS (
+            SELECT {key}, array_agg(k ORDER BY k) AS keys, array_agg(c ORDER BY k) AS counts
+            FROM ({histogram}) AS h GROUP BY {key}
+        )""").format(
+        figure_values=sql.Identifier(f"{figure}_v"),
+        figure_buckets=sql.Identifier(f"{figure}_b"),
+        values=values.format(**names),
+        histogram=histogram.format(**names),
+        key=columns,
+    )
+
+
+def _latency_select(key: tuple[str, ...]) -> tuple[sql.Composed, sql.Composed]:
+    """(the latency columns selected, the joins they need) for the final INSERT."""
+    selected, joins = [], []
+    for figure in LATENCY_FIGURES:
+        selected.append(
+            sql.SQL(
+                "coalesce(t.{n}, 0), {b}.keys, {b}.counts,"
+                " CASE WHEN t.{n} <= {small} THEN {v}.v END"
+            ).format(
+                n=sql.Identifier(f"{figure}_n"),
+                b=sql.Identifier(f"{figure}_b"),
+                v=sql.Identifier(f"{figure}_v"),
+                small=sql.Literal(SMALL_GROUP_RUNS),
+            )
+        )
+        for cte in (f"{figure}_b", f"{figure}_v"):
+            joins.append(
+                sql.SQL("LEFT JOIN {cte} USING ({key})").format(
+                    cte=sql.Identifier(cte), key=_columns(key)
+                )
+            )
+    return sql.SQL(", ").join(selected), sql.SQL(" ").join(joins)
+
+
+def latency_columns() -> sql.Composed:
+    """The latency columns of both rollup tables, in _latency_select's order."""
+    return _columns(
+        tuple(
+            f"{figure}_{part}"
+            for figure in LATENCY_FIGURES
+            for part in ("n", "keys", "counts", "values")
+        )
+    )
+
+
+_RUN_ROLLUP_INSERT = """
+    WITH r AS MATERIALIZED (
+        SELECT r.submission_id, r.harness_id, r.model_id, r.task_id, r.outcome,
+               t.suite_id, t.category_id, r.cost_usd, r.tokens_input, r.tokens_output,
+               r.steps, r.tool_calls, r.checkpoints_passed, r.checkpoints_total,
+               {ttft} AS ttft, {duration} AS duration
+        FROM ingestion_run r JOIN ingestion_task t ON t.id = r.task_id
+        WHERE r.submission_id = ANY(%(submission_ids)s)
+    ),
+    t AS (
+        SELECT {key}, min(suite_id) AS suite_id, min(category_id) AS category_id,
+               count(*) AS runs,
+               sum(cost_usd::numeric) AS cost, count(cost_usd) AS priced,
+               sum(tokens_input::numeric + tokens_output) AS tokens,
+               count(*) FILTER (WHERE tokens_input IS NOT NULL
+                                  AND tokens_output IS NOT NULL) AS tokened,
+               sum(steps) AS steps, count(steps) AS steps_n,
+               sum(tool_calls) AS tool_calls, count(tool_calls) AS tool_calls_n,
+               sum(checkpoints_passed::numeric / checkpoints_total) AS partial,
+               count(checkpoints_total) AS partial_n,
+               count(ttft) AS ttft_n, count(duration) AS duration_n
+        FROM r GROUP BY {key}
+    ),
+    {ttft_ctes},
+    {duration_ctes}
+    INSERT INTO ingestion_runrollup (
+        {key}, suite_id, category_id, runs, cost, priced, tokens, tokened, steps, steps_n,
+        tool_calls, tool_calls_n, partial, partial_n, {latency_columns})
+    SELECT {t_key}, t.suite_id, t.category_id, t.runs, t.cost, t.priced, t.tokens,
+           t.tokened, t.steps, t.steps_n, t.tool_calls, t.tool_calls_n, t.partial,
+           t.partial_n, {latency}
+    FROM t {joins}
+"""
+
+_LATENCY_ROLLUP_INSERT = """
+    WITH r AS MATERIALIZED (
+        SELECT * FROM ingestion_runrollup
+        WHERE submission_id = ANY(%(submission_ids)s) AND outcome <> {infra_error}
+    ),
+    t AS (
+        SELECT {key}, sum(ttft_n)::int AS ttft_n, sum(duration_n)::int AS duration_n
+        FROM r GROUP BY {key}
+    ),
+    {ttft_ctes},
+    {duration_ctes}
+    INSERT INTO ingestion_latencyrollup ({key}, {latency_columns})
+    SELECT {t_key}, {latency}
+    FROM t {joins}
+"""
+
+
+def run_rollup_insert() -> sql.Composed:
+    """RunRollup rows for the runs of some submissions (parameter `submission_ids`)."""
+    latency, joins = _latency_select(RUN_KEY)
+    return sql.SQL(_RUN_ROLLUP_INSERT).format(
+        ttft=LATENCY_FIGURES["ttft"],
+        duration=LATENCY_FIGURES["duration"],
+        key=_columns(RUN_KEY),
+        t_key=_columns(RUN_KEY, "t."),
+        ttft_ctes=_latency_ctes("ttft", "r", RUN_KEY, buckets_from_runs=True),
+        duration_ctes=_latency_ctes("duration", "r", RUN_KEY, buckets_from_runs=True),
+        latency_columns=latency_columns(),
+        latency=latency,
+        joins=joins,
+    )
+
+
+def latency_rollup_insert() -> sql.Composed:
+    """LatencyRollup rows from the RunRollup rows of some submissions (`submission_ids`)."""
+    latency, joins = _latency_select(LATENCY_KEY)
+    return sql.SQL(_LATENCY_ROLLUP_INSERT).format(
+        infra_error=sql.Literal(INFRA_ERROR),
+        key=_columns(LATENCY_KEY),
+        t_key=_columns(LATENCY_KEY, "t."),
+        ttft_ctes=_latency_ctes("ttft", "r", LATENCY_KEY, buckets_from_runs=False),
+        duration_ctes=_latency_ctes("duration", "r", LATENCY_KEY, buckets_from_runs=False),
+        latency_columns=latency_columns(),
+        latency=latency,
+        joins=joins,
+    )
+
+
+def rollups_delete() -> list[sql.Composed]:
+    """Both tables' rows of some submissions (parameter `submission_ids`)."""
+    return [
+        sql.SQL("DELETE FROM {} WHERE submission_id = ANY(%(submission_ids)s)").format(
+            sql.Identifier(table)
+        )
+        for table in ("ingestion_latencyrollup", "ingestion_runrollup")
+    ]

@@ -1,0 +1,107 @@
+"""Latency percentiles (p50, p95 of TTFT and duration) of every entry, from rollups.
+
+Each LatencyRollup row is added to the boards its (suite, category) belongs to; then the
+groups a board must not count (a conflict-excluded pair, a task no longer approved) are
+taken out, and those of a task the registry moved since ingest are moved to its boards
+now. Histograms add and subtract exactly, so the result is the histogram of exactly the
+runs a board counts (ingestion.rollups.sketch: exact while small, else within 1%).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import connection
+
+from ingestion.rollups.sketch import LatencyAccumulator
+from leaderboard.boards.sql import (
+    CODING_CATEGORIES_SQL,
+    OFFICIAL_SUITES_SQL,
+    latencies_query,
+    latency_corrections_query,
+)
+
+QUANTILES = (0.5, 0.95)
+# Columns per figure in a latency row: n, bucket keys, counts, values (rollups.sql).
+_PER_FIGURE = 4
+_FIGURES = 2  # TTFT, then duration
+_LATENCY_WIDTH = _PER_FIGURE * _FIGURES
+
+AgentKey = tuple[str, int, int]  # (board slug, harness id, model id)
+Percentiles = tuple[float | None, float | None, float | None, float | None]
+
+
+def task_boards(suite_board: str, *, overall: bool, coding: bool) -> list[str]:
+    """The boards a task counts on, from its suite's board and the groups it joins."""
+    return (["overall"] if overall else []) + [suite_board] + (["coding"] if coding else [])
+
+
+@dataclass(frozen=True)
+class BoardMap:
+    """Which boards the tasks of a (suite, category) count on, as the registry says now."""
+
+    suites: dict[int, tuple[str, bool, bool]]  # official suite -> (board, overall, coding)
+    coding_categories: frozenset[int]
+
+    def boards(self, suite_id: int, category_id: int) -> list[str]:
+        if suite_id not in self.suites:
+            return []
+        board, overall, coding = self.suites[suite_id]
+        coding = coding and category_id in self.coding_categories
+        return task_boards(board, overall=overall, coding=coding)
+
+
+def board_map() -> BoardMap:
+    with connection.cursor() as cursor:
+        cursor.execute(OFFICIAL_SUITES_SQL)
+        suites = {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
+        cursor.execute(CODING_CATEGORIES_SQL)
+        coding = frozenset(row[0] for row in cursor.fetchall())
+    return BoardMap(suites, coding)
+
+
+class _Accumulators(defaultdict):
+    """(board, harness, model) -> [TTFT, duration] accumulators."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda: [LatencyAccumulator(), LatencyAccumulator()])
+
+    def add(self, boards: Iterable[str], agent: tuple[int, int], latency, *, sign: int) -> None:
+        for board in boards:
+            for accumulator, start in zip(self[(board, *agent)], (0, _PER_FIGURE), strict=True):
+                n, keys, counts, values = latency[start : start + _PER_FIGURE]
+                accumulator.add(n=n, keys=keys, counts=counts, values=values, sign=sign)
+
+
+def latency_percentiles(*, harness_ids: list[int] | None = None) -> dict[AgentKey, Percentiles]:
+    """(board, harness, model) -> (TTFT p50, p95, duration p50, p95), None where no run
+    has the figure; optionally only for some harnesses."""
+    boards = board_map()
+    restricted = harness_ids is not None
+    params = [harness_ids] if restricted else []
+    totals = _Accumulators()
+    with connection.cursor() as cursor:
+        cursor.execute(latencies_query(restricted=restricted), params)
+        for harness_id, model_id, suite_id, category_id, *latency in cursor.fetchall():
+            totals.add(
+                boards.boards(suite_id, category_id), (harness_id, model_id), latency, sign=1
+            )
+        cursor.execute(latency_corrections_query(restricted=restricted), params)
+        for row in cursor.fetchall():
+            _correct(totals, boards, row)
+    return {
+        key: (*ttft.percentiles(QUANTILES), *duration.percentiles(QUANTILES))
+        for key, (ttft, duration) in totals.items()
+    }
+
+
+def _correct(totals: _Accumulators, boards: BoardMap, row: tuple) -> None:
+    harness_id, model_id, suite_id, category_id = row[:4]
+    latency = row[4 : 4 + _LATENCY_WIDTH]
+    suite_now, category_now, counted_now = row[4 + _LATENCY_WIDTH :]
+    agent = (harness_id, model_id)
+    totals.add(boards.boards(suite_id, category_id), agent, latency, sign=-1)
+    if counted_now:
+        totals.add(boards.boards(suite_now, category_now), agent, latency, sign=1)
