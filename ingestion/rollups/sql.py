@@ -175,34 +175,37 @@ _LATENCY_ROLLUP_INSERT = """
 """
 
 
+def _insert_parts(key: tuple[str, ...], *, buckets_from_runs: bool) -> dict:
+    """The pieces both INSERTs share: group key, per-figure CTEs, latency columns."""
+    latency, joins = _latency_select(key)
+    ctes = {
+        f"{figure}_ctes": _latency_ctes(figure, "r", key, buckets_from_runs=buckets_from_runs)
+        for figure in LATENCY_FIGURES
+    }
+    return {
+        "key": _columns(key),
+        "t_key": _columns(key, "t."),
+        "latency_columns": latency_columns(),
+        "latency": latency,
+        "joins": joins,
+        **ctes,
+    }
+
+
 def run_rollup_insert() -> sql.Composed:
     """RunRollup rows for the runs of some submissions (parameter `submission_ids`)."""
-    latency, joins = _latency_select(RUN_KEY)
     return sql.SQL(_RUN_ROLLUP_INSERT).format(
         ttft=LATENCY_FIGURES["ttft"],
         duration=LATENCY_FIGURES["duration"],
-        key=_columns(RUN_KEY),
-        t_key=_columns(RUN_KEY, "t."),
-        ttft_ctes=_latency_ctes("ttft", "r", RUN_KEY, buckets_from_runs=True),
-        duration_ctes=_latency_ctes("duration", "r", RUN_KEY, buckets_from_runs=True),
-        latency_columns=latency_columns(),
-        latency=latency,
-        joins=joins,
+        **_insert_parts(RUN_KEY, buckets_from_runs=True),
     )
 
 
 def latency_rollup_insert() -> sql.Composed:
     """LatencyRollup rows from the RunRollup rows of some submissions (`submission_ids`)."""
-    latency, joins = _latency_select(LATENCY_KEY)
     return sql.SQL(_LATENCY_ROLLUP_INSERT).format(
         infra_error=sql.Literal(INFRA_ERROR),
-        key=_columns(LATENCY_KEY),
-        t_key=_columns(LATENCY_KEY, "t."),
-        ttft_ctes=_latency_ctes("ttft", "r", LATENCY_KEY, buckets_from_runs=False),
-        duration_ctes=_latency_ctes("duration", "r", LATENCY_KEY, buckets_from_runs=False),
-        latency_columns=latency_columns(),
-        latency=latency,
-        joins=joins,
+        **_insert_parts(LATENCY_KEY, buckets_from_runs=False),
     )
 
 
