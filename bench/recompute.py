@@ -30,14 +30,14 @@ GENERATE_RUNS_SQL = """
 INSERT INTO ingestion_run (
     submission_id, run_id, harness_id, model_id, task_id, trial, outcome, infra_error,
     cost_usd, tokens_input, tokens_output, steps, tool_calls, ttft_ms, started_at,
-    finished_at, extra)
+    finished_at, extra, source_key)
 SELECT s.id, 'bench-' || g, h.id, m.id, t.id, 1 + (g / %(combos)s) %% 8,
        CASE WHEN x < 0.05 THEN 'infra_error' WHEN x < 0.65 THEN 'pass' ELSE 'fail' END,
        CASE WHEN x < 0.05 THEN 'timeout' ELSE '' END,
        round((random() * 0.5)::numeric, 4), (random() * 90000)::int, (random() * 9000)::int,
        (random() * 60)::int, (random() * 80)::int, 200 + (random() * 3000)::int,
        now() - interval '1 hour', now() - interval '1 hour' + (random() * 900) * interval '1 second',
-       '{}'
+       '{}', ''
 FROM generate_series(0, %(runs)s - 1) AS g
 -- g in the subquery makes it correlated: one draw per row, not one for all rows
 CROSS JOIN LATERAL (SELECT random() + 0 * g AS x) AS r
@@ -121,12 +121,18 @@ def cleanup() -> None:
 
 
 def board_page_queries() -> int:
+    from django.conf import settings
     from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
+    from django.test.utils import CaptureQueriesContext, override_settings
 
+    # Plain static names: the bench does not run collectstatic (no manifest to read).
+    plain = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
     client = Client()
-    with CaptureQueriesContext(connection) as captured:
+    with (
+        override_settings(STORAGES={**settings.STORAGES, "staticfiles": plain}),
+        CaptureQueriesContext(connection) as captured,
+    ):
         response = client.get("/boards/overall/")
     assert response.status_code == 200, response.status_code
     return len(captured.captured_queries)
@@ -175,7 +181,7 @@ def main() -> None:
             submission, _ = submission_ingest(upload=bundle, user=user)
         # What the worker runs after that ingest: only the new harness is read again.
         after_ingest = timed(lambda: boards_recompute(harness_ids=[submission.harness_id]))
-        print(f"recompute after a 1,000-run ingest: {after_ingest:.2f} s   (target <= 1 s)")
+        print(f"recompute after a 1,000-run ingest: {after_ingest:.2f} s   (target <= 0.3 s)")
         print(f"board page SQL queries:         {board_page_queries()}   (target <= 6)")
     finally:
         cleanup()

@@ -1,0 +1,43 @@
+"""Board snapshots (what visitors read) and moderation records (what admins decide)."""
+
+from leaderboard.models.moderation import (
+    ConflictDecision,
+    ConflictPair,
+    DecisionRecord,
+    HarnessTransfer,
+    PendingSubmission,
+    SubmissionDecision,
+    SubmissionReview,
+    UnderReviewEntry,
+)
+from leaderboard.models.sessions import SessionScore
+from leaderboard.models.snapshots import (
+    Board,
+    BoardEntry,
+    BoardQuerySet,
+    BoardSnapshot,
+    BoardState,
+    RecomputeRequest,
+    SignalEntry,
+    SnapshotQuerySet,
+)
+
+__all__ = [
+    "Board",
+    "BoardEntry",
+    "BoardQuerySet",
+    "BoardSnapshot",
+    "BoardState",
+    "ConflictDecision",
+    "ConflictPair",
+    "DecisionRecord",
+    "HarnessTransfer",
+    "PendingSubmission",
+    "RecomputeRequest",
+    "SessionScore",
+    "SignalEntry",
+    "SnapshotQuerySet",
+    "SubmissionDecision",
+    "SubmissionReview",
+    "UnderReviewEntry",
+]

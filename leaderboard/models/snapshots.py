@@ -1,0 +1,212 @@
+"""Board snapshots: what visitors read, and the recompute bookkeeping behind them.
+
+A recompute writes a complete new snapshot and makes it current in one transaction,
+so readers never see a half-built board and never wait for a recompute.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Now
+
+from ingestion.bundles import limits
+
+
+class BoardState(models.Model):
+    """One row: when the boards were last computed.
+
+    What is still to be recomputed is not kept here but in the outbox
+    (`RecomputeRequest`), written with each change of evidence.
+    """
+
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "board state"
+
+    def __str__(self) -> str:
+        return f"boards computed {self.computed_at}"
+
+    @property
+    def is_stale(self) -> bool:
+        """Some change of evidence has not reached the current snapshot yet."""
+        return RecomputeRequest.objects.exists()
+
+    @classmethod
+    def load(cls) -> BoardState:
+        return cls.objects.get_or_create(pk=1)[0]
+
+
+class RecomputeRequest(models.Model):
+    """The recompute outbox: one row per change of evidence, written in the change's
+    own transaction (leaderboard.recompute.requests).
+
+    A recompute claims the rows it covers and deletes them in the transaction that makes
+    its snapshot current, so a crash, a lost task or a broker outage leaves them for the
+    next run (or the periodic sweep).
+    """
+
+    # The harnesses whose runs changed; null when anything may have changed.
+    harness_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)
+    sessions = models.BooleanField(default=False)
+    # The database's clock, so the debounce compares times from one clock.
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        scope = "everything" if self.harness_ids is None else f"harnesses {self.harness_ids}"
+        return f"recompute {scope}{' and sessions' if self.sessions else ''}"
+
+
+class SnapshotQuerySet(models.QuerySet):
+    def current(self) -> BoardSnapshot | None:
+        return self.filter(is_current=True).first()
+
+
+class BoardSnapshot(models.Model):
+    computed_at = models.DateTimeField()
+    is_current = models.BooleanField(default=False)
+    duration_ms = models.PositiveIntegerField(default=0)
+    runs_total = models.PositiveIntegerField(default=0)
+    sessions_total = models.PositiveIntegerField(default=0)
+
+    objects = SnapshotQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-computed_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_current"], condition=Q(is_current=True), name="one_current_snapshot"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"snapshot {self.pk} at {self.computed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class BoardQuerySet(models.QuerySet):
+    def current(self) -> BoardQuerySet:
+        """Boards of the current snapshot, in tab order."""
+        return (
+            self.filter(snapshot__is_current=True).select_related("snapshot").order_by("position")
+        )
+
+
+class Board(models.Model):
+    """One benchmark board inside a snapshot (overall, coding, one per suite version)."""
+
+    snapshot = models.ForeignKey(BoardSnapshot, on_delete=models.CASCADE, related_name="boards")
+    slug = models.SlugField(max_length=120)
+    title = models.CharField(max_length=200)
+    position = models.PositiveSmallIntegerField()
+    entry_count = models.PositiveIntegerField(default=0)
+    task_count = models.PositiveIntegerField(default=0)
+
+    objects = BoardQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["snapshot", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["snapshot", "slug"], name="board_snapshot_slug_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class BoardEntry(models.Model):
+    """One agent (harness version + model) on one board, every figure precomputed.
+
+    Names are copied in so that a board page reads one table, whatever its size.
+    """
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="entries")
+    position = models.PositiveIntegerField(help_text="display order")
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    harness = models.ForeignKey("ingestion.Harness", on_delete=models.CASCADE, related_name="+")
+    # No constraint: merging models deletes the merged one, and its entries must stay on
+    # the current snapshot (they carry its name) until the recompute the merge requests.
+    model = models.ForeignKey(
+        "ingestion.LanguageModel",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+    )
+    harness_name = models.CharField(max_length=100)
+    harness_version = models.CharField(max_length=100)
+    model_name = models.CharField(max_length=200)
+    minimal_baseline = models.BooleanField(default=False)
+    runs = models.PositiveIntegerField()
+    n = models.PositiveIntegerField()
+    passes = models.PositiveIntegerField()
+    pass_rate = models.FloatField(null=True)
+    wilson_low = models.FloatField(null=True)
+    wilson_high = models.FloatField(null=True)
+    infra_errors = models.PositiveIntegerField()
+    infra_error_rate = models.FloatField(null=True)
+    under_review = models.BooleanField(default=False)
+    conflict_excluded = models.PositiveIntegerField()
+    cost_per_success = models.FloatField(null=True)
+    cost_per_success_status = models.CharField(max_length=20)
+    tokens_per_success = models.FloatField(null=True)
+    token_saving_ratio = models.FloatField(null=True)
+    token_saving_awarded = models.BooleanField(default=False)
+    pass_hat_k = models.JSONField(default=dict)
+    partial_score = models.FloatField(null=True)
+    ttft_ms_p50 = models.FloatField(null=True)
+    ttft_ms_p95 = models.FloatField(null=True)
+    duration_s_p50 = models.FloatField(null=True)
+    duration_s_p95 = models.FloatField(null=True)
+    mean_steps = models.FloatField(null=True)
+    mean_tool_calls = models.FloatField(null=True)
+    # Picks the Minimal version to compare with when a board holds several.
+    latest_submission_at = models.DateTimeField(null=True)
+    # "verified" when every counted run comes from a Verified submission (issue 11).
+    verification = models.CharField(
+        max_length=limits.VERIFICATION_LENGTH, default=limits.VERIFICATIONS[0]
+    )
+
+    class Meta:
+        ordering = ["board", "position"]
+        verbose_name_plural = "board entries"
+
+    def __str__(self) -> str:
+        return f"{self.harness_name} {self.harness_version} · {self.model_name}"
+
+
+class SignalEntry(models.Model):
+    """One model on the signal board, for one slice (composite, a scenario or a
+    capability signal: methodology §3.1–3.2)."""
+
+    class SliceKind(models.TextChoices):
+        COMPOSITE = "composite"
+        SCENARIO = "scenario"
+        CAPABILITY = "capability"
+
+    snapshot = models.ForeignKey(
+        BoardSnapshot, on_delete=models.CASCADE, related_name="signal_entries"
+    )
+    scope = models.CharField(max_length=40, help_text="'all', a scenario, or 'capability:<signal>'")
+    # Which view the slice belongs to, so a page reads one view with one indexed filter.
+    slice_kind = models.CharField(
+        max_length=12, choices=SliceKind.choices, default=SliceKind.COMPOSITE
+    )
+    # Fewer sessions than MIN_RANKED_SESSIONS: shown greyed, never ranked.
+    greyed = models.BooleanField(default=False)
+    position = models.PositiveIntegerField()
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    model_name = models.CharField(max_length=200)
+    sessions = models.PositiveIntegerField()
+    data = models.JSONField(help_text="every signal with its interval and count")
+
+    class Meta:
+        ordering = ["snapshot", "scope", "position"]
+        verbose_name_plural = "signal entries"
+        indexes = [models.Index(fields=["snapshot", "slice_kind", "scope", "position"])]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} ({self.scope})"
