@@ -5,6 +5,12 @@ import re
 from django.urls import path, register_converter
 
 from leaderboard.boards import api, preview_views, views
+from leaderboard.compare import api as compare_api
+from leaderboard.compare import views as compare_views
+from leaderboard.effects import api as effects_api
+from leaderboard.effects import views as effects_views
+from leaderboard.history import api as history_api
+from leaderboard.history import views as history_views
 from leaderboard.signalboard import api as signals_api
 from leaderboard.signalboard import views as signals_views
 
@@ -54,12 +60,25 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("api/v1/boards/", api.BoardListApi.as_view(), name="api-boards"),
     path("api/v1/boards/<str:slug>/", api.BoardDetailApi.as_view(), name="api-board-detail"),
+    path(
+        "api/v1/boards/<str:slug>/changes/",
+        history_api.BoardChangesApi.as_view(),
+        name="api-board-changes",
+    ),
+    path(
+        "api/v1/boards/<str:slug>/harnesses/",
+        effects_api.BoardEffectsApi.as_view(),
+        name="api-board-harnesses",
+    ),
     path("api/v1/signals/", signals_api.SignalListApi.as_view(), name="api-signals"),
+    path("api/v1/compare/", compare_api.CompareApi.as_view(), name="api-compare"),
     path("api/v1/runs/<int:pk>/", api.RunDetailApi.as_view(), name="api-run-detail"),
     # Pages. Downloads are files of their own (export.csv / export.json) so that a
     # plain link saves them with the right extension.
     path("boards/<str:slug>/", views.board, name="board"),
     path("boards/<str:slug>/export.<str:fmt>", views.board_export, name="board-export"),
+    path("boards/<str:slug>/harnesses/", effects_views.board_harnesses, name="board-harnesses"),
+    path("boards/<str:slug>/changes/", history_views.board_changes, name="board-changes"),
     # Model names may hold a "/" (provider/model), so the model is the last segment;
     # harness names and versions may too, and are escaped (NameSegmentConverter).
     path("agents/<name:harness>/<name:version>/<model:model>/", views.agent, name="agent"),
@@ -79,4 +98,6 @@ urlpatterns = [
     ),
     path("methodology/", views.methodology, name="methodology"),
     path("signals/", signals_views.signals, name="signals"),
+    # Two agents on one board (?board=&a=&b=), or two signal models (?signals=1&a=&b=).
+    path("compare/", compare_views.compare, name="compare"),
 ]

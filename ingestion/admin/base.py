@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 
 
 class AnnouncesEvidence(admin.ModelAdmin):
@@ -37,8 +37,12 @@ class AnnouncesEvidence(admin.ModelAdmin):
         self._announce(None if every else [i for scope in scopes for i in scope])
 
     def _announce(self, harness_ids: list[int] | None) -> None:
+        label = f"{self.model._meta.verbose_name} edited in the admin"
         evidence_changed_announce(
-            sender=__name__, harness_ids=harness_ids, sessions=self.holds_sessions
+            sender=__name__,
+            harness_ids=harness_ids,
+            sessions=self.holds_sessions,
+            cause=EvidenceCause("admin", label=label),
         )
 
 

@@ -78,6 +78,10 @@ class RunRollup(LatencyColumns):
     tool_calls_n = models.IntegerField()
     partial = ExactSum(null=True)
     partial_n = models.IntegerField()
+    # Exact sums of the latencies (over ttft_n and duration_n runs): the boards' mean
+    # latency and its interval clustered by task (issue 12).
+    ttft_sum = ExactSum(null=True)
+    duration_sum = ExactSum(null=True)
 
     class Meta:
         constraints = [

@@ -144,17 +144,19 @@ _RUN_ROLLUP_INSERT = """
                sum(tool_calls) AS tool_calls, count(tool_calls) AS tool_calls_n,
                sum(checkpoints_passed::numeric / checkpoints_total) AS partial,
                count(checkpoints_total) AS partial_n,
-               count(ttft) AS ttft_n, count(duration) AS duration_n
+               count(ttft) AS ttft_n, count(duration) AS duration_n,
+               sum(ttft::numeric) AS ttft_sum, sum(duration::numeric) AS duration_sum
         FROM r GROUP BY {key}
     ),
     {ttft_ctes},
     {duration_ctes}
     INSERT INTO ingestion_runrollup (
         {key}, suite_id, category_id, runs, cost, priced, tokens, tokened, steps, steps_n,
-        tool_calls, tool_calls_n, partial, partial_n, {latency_columns})
+        tool_calls, tool_calls_n, partial, partial_n, ttft_sum, duration_sum,
+        {latency_columns})
     SELECT {t_key}, t.suite_id, t.category_id, t.runs, t.cost, t.priced, t.tokens,
            t.tokened, t.steps, t.steps_n, t.tool_calls, t.tool_calls_n, t.partial,
-           t.partial_n, {latency}
+           t.partial_n, t.ttft_sum, t.duration_sum, {latency}
     FROM t {joins}
 """
 

@@ -33,7 +33,7 @@ from django.db.models import Q
 from psycopg import sql
 
 from ingestion.bundles.model_names import model_name_unprefixed
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import LanguageModel, Run, Session
 from ingestion.services.permissions import permission_require, reason_require
 from ingestion.services.rollups import rollups_rebuild
@@ -259,7 +259,13 @@ def models_merge(*, source: LanguageModel, target: LanguageModel) -> int:
     target.aliases = sorted({*target.aliases, source.name, *source.aliases} - {target.name})
     target.save(update_fields=["aliases"])
     source.delete()
-    evidence_changed_announce(sender=__name__, harness_ids=harness_ids, sessions=bool(sessions))
+    label = f"model {source.name} merged into {target.name}"
+    evidence_changed_announce(
+        sender=__name__,
+        harness_ids=harness_ids,
+        sessions=bool(sessions),
+        cause=EvidenceCause("merge", target.pk, label),
+    )
     return runs + sessions
 
 

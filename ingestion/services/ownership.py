@@ -20,7 +20,7 @@ from django.db import connection, transaction
 
 from ingestion.bundles import BundleError, BundleRejected
 from ingestion.bundles.schema import Harness as HarnessSpec
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Harness, HarnessOwner, Person, Run, Submission
 from ingestion.services.rollups import rollups_rebuild
 
@@ -186,7 +186,8 @@ def _announce_independent(*, name: str, version: str | None = None) -> None:
         rows = rows.filter(version=version)
     ids = list(rows.values_list("pk", flat=True))
     if ids:
-        evidence_changed_announce(sender=__name__, harness_ids=ids)
+        cause = EvidenceCause("transfer", label=f"maintainers of {name} changed")
+        evidence_changed_announce(sender=__name__, harness_ids=ids, cause=cause)
 
 
 def _reject(field: str, message: str) -> None:

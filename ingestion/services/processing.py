@@ -41,7 +41,7 @@ from django.utils import timezone
 from psycopg import sql
 
 from ingestion.bundles import BundleError, BundleLimits, BundleRejected, open_bundle
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Harness, Submission, Suite, Task
 from ingestion.services.conversion import native_bundle
 from ingestion.services.ownership import harness_register
@@ -319,7 +319,10 @@ def _ingest_file(submission: Submission, path: Path, progress: ProgressCallback 
         return
     _outcome_save(submission, Submission.Status.INGESTED, counts=(runs, sessions))
     evidence_changed_announce(
-        sender=__name__, harness_ids=[submission.harness_id], sessions=sessions > 0
+        sender=__name__,
+        harness_ids=[submission.harness_id],
+        sessions=sessions > 0,
+        cause=EvidenceCause("submission", submission.pk, f"submission #{submission.pk}"),
     )
 
 

@@ -25,7 +25,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from ingestion.bundles.depth import too_deep, too_deep_message
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Category, LanguageModel, Person, Suite, Task
 from ingestion.services.models import (
     listed_spelling_conflicts,
@@ -111,7 +111,9 @@ def registry_load(*, data: dict[str, Any]) -> RegistryLoadResult:
         # new one starts, so every unlisted model the file claims is seen and merged.
         unlisted_models_lock()
     result = _registry_apply(data)
-    evidence_changed_announce(sender=__name__)
+    evidence_changed_announce(
+        sender=__name__, cause=EvidenceCause("registry", label="registry loaded")
+    )
     return result
 
 
@@ -231,5 +233,6 @@ def tasks_approval_set(*, tasks: QuerySet[Task], approved: bool, user) -> int:
     permission_require(user, CHANGE_REGISTRY)
     changed = tasks.exclude(approved=approved).update(approved=approved)
     if changed:
-        evidence_changed_announce(sender=__name__)
+        label = f"{changed} task{'s' * (changed != 1)} {'approved' if approved else 'retired'}"
+        evidence_changed_announce(sender=__name__, cause=EvidenceCause("registry", label=label))
     return changed

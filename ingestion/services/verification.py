@@ -23,7 +23,7 @@ from ingestion.bundles.verification import (
     check_digests,
     check_statement,
 )
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Submission, Verifier
 
 
@@ -95,5 +95,8 @@ def verifiers_active_set(*, verifier_ids: Iterable[int], active: bool) -> int:
     Verifier.objects.filter(pk__in=[v.pk for v in changed]).update(active=active)
     harness_ids = sorted({i for verifier in changed for i in verifier_harness_ids(verifier)})
     if harness_ids:
-        evidence_changed_announce(sender=__name__, harness_ids=harness_ids)
+        state = "activated" if active else "deactivated"
+        label = f"{len(changed)} verifier{'s' * (len(changed) != 1)} {state}"
+        cause = EvidenceCause("verifier", changed[0].pk, label)
+        evidence_changed_announce(sender=__name__, harness_ids=harness_ids, cause=cause)
     return len(changed)

@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest
 
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Submission
 from leaderboard.admin.actions import DecisionHistoryAdmin, reason_action_each
 from leaderboard.admin.pending import SubmissionReviewInline
@@ -76,9 +76,13 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     # Deleting takes runs off the boards (a moderated one is protected by its records).
     def delete_model(self, request: HttpRequest, obj: Submission) -> None:
+        label = f"submission #{obj.pk} deleted"  # the delete clears obj.pk
         super().delete_model(request, obj)
         evidence_changed_announce(
-            sender=__name__, harness_ids=[obj.harness_id], sessions=obj.sessions_count > 0
+            sender=__name__,
+            harness_ids=[obj.harness_id],
+            sessions=obj.sessions_count > 0,
+            cause=EvidenceCause("admin", label=label),
         )
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
@@ -88,6 +92,7 @@ class SubmissionAdmin(admin.ModelAdmin):
             sender=__name__,
             harness_ids=[harness_id for harness_id, _ in deleted],
             sessions=any(sessions for _, sessions in deleted),
+            cause=EvidenceCause("admin", label=f"{len(deleted)} submission(s) deleted"),
         )
 
     def has_withdraw_permission(self, request: HttpRequest) -> bool:

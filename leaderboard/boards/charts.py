@@ -264,6 +264,8 @@ def pass_k_curve(pass_hat_k: dict | None) -> dict:
             "hoverinfo": "text",
         },
     ]
+    # The bootstrap band of pass^k (issue 12) under both lines, where it was computed.
+    data = _pass_k_band([row for row in rows if row.low is not None]) + data
     layout = _base_layout(
         height=280,
         showlegend=True,
@@ -273,3 +275,22 @@ def pass_k_curve(pass_hat_k: dict | None) -> dict:
     )
     layout["margin"].update({"l": 50, "b": 80})
     return _figure(data, layout)
+
+
+def _pass_k_band(rows: list) -> list[dict]:
+    """Two traces: the lower bounds (no line), then the upper ones filled down to them."""
+    if not rows:
+        return []
+    ks = [row.k for row in rows]
+    edge = {"type": "scatter", "mode": "lines", "x": ks, "hoverinfo": "skip"}
+    return [
+        {**edge, "y": [row.low for row in rows], "line": {"width": 0}, "showlegend": False},
+        {
+            **edge,
+            "name": "pass^k 95% interval (bootstrap over tasks)",
+            "y": [row.high for row in rows],
+            "line": {"width": 0},
+            "fill": "tonexty",
+            "fillcolor": "rgba(59, 125, 216, 0.18)",  # RANKED_COLOUR, light
+        },
+    ]

@@ -10,6 +10,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from leaderboard.boards import intervals
 from leaderboard.boards.sql import SELF_REPORTED, VERIFIED
 from leaderboard.boards.totals import AgentKey, AgentTotals
 from leaderboard.methodology import stats
@@ -35,13 +36,14 @@ def finite(value: float | None) -> float | None:
     return value
 
 
-def entry_figures(t: AgentTotals, name: AgentName) -> dict:
-    """Every published figure of one entry except rank and the Token Saving badge."""
-    figures = _figures(t, name)
+def entry_figures(t: AgentTotals, name: AgentName, *, seed: int = 0) -> dict:
+    """Every published figure of one entry except rank and the Token Saving badge;
+    seed drives the pass^k bootstrap (intervals.entry_seed)."""
+    figures = {**_figures(t, name, seed), **intervals.mean_intervals(t)}
     return {key: finite(value) for key, value in figures.items()}
 
 
-def _figures(t: AgentTotals, name: AgentName) -> dict:
+def _figures(t: AgentTotals, name: AgentName, seed: int) -> dict:
     low, high = stats.wilson_interval(t.passes, t.n)
     cost, cost_status = stats.cost_per_success(float(t.cost), t.passes, t.unpriced > 0)
     ttft_p50, ttft_p95, duration_p50, duration_p95 = t.percentiles
@@ -63,7 +65,7 @@ def _figures(t: AgentTotals, name: AgentName) -> dict:
         "cost_per_success": cost,
         "cost_per_success_status": cost_status,
         "tokens_per_success": stats.tokens_per_success(None if t.untokened else t.tokens, t.passes),
-        "pass_hat_k": stats.pass_k_table(tuple(t.per_task[task]) for task in sorted(t.per_task)),
+        "pass_hat_k": intervals.pass_k_with_intervals(t, seed),
         "partial_score": float(t.partial / t.partial_n) if t.partial_n else None,
         "ttft_ms_p50": ttft_p50,
         "ttft_ms_p95": ttft_p95,
@@ -133,8 +135,10 @@ def order_and_rank(entries: list[dict]) -> list[dict]:
     ranks = stats.competition_ranks([e["wilson_low"] for e in ranked])
     for entry, rank in zip(ranked, ranks, strict=True):
         entry["rank"] = rank
+    intervals.rank_ranges(ranked)
     for entry in unranked:
         entry["rank"] = None
+        intervals.no_rank_range(entry)
     return ranked + unranked
 
 
@@ -151,7 +155,8 @@ def fresh_entries(
     """Board slug -> entry figures (unordered) computed from run totals."""
     by_board: dict[str, list[dict]] = defaultdict(list)
     for (board, harness_id, model_id), t in totals.items():
-        entry = entry_figures(t, names[(harness_id, model_id)])
+        seed = intervals.entry_seed(board, harness_id, model_id)
+        entry = entry_figures(t, names[(harness_id, model_id)], seed=seed)
         entry["harness_id"], entry["model_id"] = harness_id, model_id
         by_board[board].append(entry)
     return by_board

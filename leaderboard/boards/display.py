@@ -30,6 +30,8 @@ class BoardTable:
     ranked: list[BoardEntry]
     unranked: list[BoardEntry]
     total: int
+    # The first ranked entry of the whole board, whatever the filters (issue 12).
+    leader: BoardEntry | None = None
 
     @property
     def entries(self) -> list[BoardEntry]:

@@ -29,6 +29,13 @@ EXPORT_FIELDS = (
     # Last, so that the earlier columns keep their positions for existing readers.
     "independent_by", "verification",
 )  # fmt: skip
+# Issue 12, after the pass^k columns so that every earlier column keeps its position.
+INTERVAL_COLUMNS = (
+    "rank_best", "rank_worst", "tied_with_leader", "partial_score_low", "partial_score_high",
+    "mean_steps_low", "mean_steps_high", "mean_tool_calls_low", "mean_tool_calls_high",
+    "ttft_ms_mean", "ttft_ms_mean_low", "ttft_ms_mean_high", "duration_s_mean",
+    "duration_s_mean_low", "duration_s_mean_high",
+)  # fmt: skip
 # The columns whose text comes from bundles (or, independent_by, a chosen username).
 BUNDLE_TEXT_FIELDS = ("harness", "harness_version", "independent_by", "model")
 
@@ -50,14 +57,32 @@ def board_csv(current: Board, rows: list[dict]) -> str:
     buffer.write(f"# {ATTRIBUTION} Board: {current.title} ({current.slug}), computed {computed}.\n")
     buffer.write(f"# {DATA_TERMS}\n")
     k_columns = [f"pass_hat_{k}" for k in range(1, stats.PASS_K_MAX + 1)]
+    k_bounds = [
+        f"pass_hat_{k}_{bound}" for k in range(1, stats.PASS_K_MAX + 1) for bound in ("low", "high")
+    ]
     writer = csv.DictWriter(
-        buffer, fieldnames=[*EXPORT_FIELDS, *k_columns], extrasaction="ignore", lineterminator="\n"
+        buffer,
+        fieldnames=[*EXPORT_FIELDS, *k_columns, *INTERVAL_COLUMNS, *k_bounds],
+        extrasaction="ignore",
+        lineterminator="\n",
     )
     writer.writeheader()
     for row in rows:
-        pass_k = {f"pass_hat_{k}": value["value"] for k, value in row["pass_hat_k"].items()}
-        writer.writerow({**_spreadsheet_safe(row), **pass_k})
+        writer.writerow({**_spreadsheet_safe(row), **_pass_k_cells(row), **_rank_cells(row)})
     return buffer.getvalue()
+
+
+def _pass_k_cells(row: dict) -> dict:
+    cells = {}
+    for k, value in row["pass_hat_k"].items():
+        cells[f"pass_hat_{k}"] = value["value"]
+        cells[f"pass_hat_{k}_low"], cells[f"pass_hat_{k}_high"] = value["low"], value["high"]
+    return cells
+
+
+def _rank_cells(row: dict) -> dict:
+    best, worst = row["rank_range"] or (None, None)
+    return {"rank_best": best, "rank_worst": worst}
 
 
 def _spreadsheet_safe(row: dict) -> dict:

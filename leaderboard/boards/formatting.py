@@ -81,12 +81,18 @@ class PassK:
     value: float
     pass_at_k: float
     tasks: int
+    # Bootstrap 95% bounds (None below two tasks, or in a snapshot from before issue 12).
+    low: float | None = None
+    high: float | None = None
+    pass_at_k_low: float | None = None
+    pass_at_k_high: float | None = None
 
 
 def pass_k_rows(pass_hat_k: dict | None) -> list[PassK]:
     """The pass^k table as rows ordered by k (JSON keys are strings)."""
+    bounds = ("low", "high", "pass_at_k_low", "pass_at_k_high")
     rows = [
-        PassK(int(k), row["value"], row["pass_at_k"], row["tasks"])
+        PassK(int(k), row["value"], row["pass_at_k"], row["tasks"], *map(row.get, bounds))
         for k, row in (pass_hat_k or {}).items()
     ]
     return sorted(rows, key=lambda row: row.k)
@@ -101,7 +107,12 @@ def pass_k_top(pass_hat_k: dict | None) -> PassK | None:
 def pass_k_tooltip(pass_hat_k: dict | None) -> str:
     """Every published k with pass^k, pass@k and the tasks it is averaged over."""
     return "; ".join(
-        f"k={row.k}: pass^k {percent(row.value)}, pass@k {percent(row.pass_at_k)}, "
+        f"k={row.k}: pass^k {percent(row.value)}{_bounds(row.low, row.high)}, "
+        f"pass@k {percent(row.pass_at_k)}{_bounds(row.pass_at_k_low, row.pass_at_k_high)}, "
         f"{row.tasks} tasks"
         for row in pass_k_rows(pass_hat_k)
     )
+
+
+def _bounds(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f" [{percent(low)}–{percent(high)}]"

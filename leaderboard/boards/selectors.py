@@ -69,7 +69,21 @@ def board_table(board: Board, params: BoardParams) -> BoardTable:
         ranked=[e for e in entries if e.rank is not None],
         unranked=[e for e in entries if e.rank is None],
         total=board.entry_count,
+        leader=board_leader(board, entries),
     )
+
+
+def board_leader(board: Board, shown: list[BoardEntry]) -> BoardEntry | None:
+    """The board's first ranked entry (the rows' compare links point at it): among the
+    rows shown when it is (no query), else read, whatever the filters hide."""
+    leader = next((e for e in shown if e.position == 0), None)
+    if leader is None:
+        leader = (
+            BoardEntry.objects.filter(board=board, position=0)
+            .select_related("harness__independent_by")
+            .first()
+        )
+    return leader if leader is not None and leader.rank is not None else None
 
 
 def _entries(board: Board, params: BoardParams) -> QuerySet[BoardEntry]:

@@ -36,6 +36,12 @@ class PassHatKSerializer(serializers.Serializer):
     value = FiniteFloatField()
     pass_at_k = FiniteFloatField()
     tasks = serializers.IntegerField()
+    # Bootstrap 95% intervals over tasks (null below two tasks, or in a snapshot
+    # computed before issue 12).
+    low = FiniteFloatField(allow_null=True, default=None)
+    high = FiniteFloatField(allow_null=True, default=None)
+    pass_at_k_low = FiniteFloatField(allow_null=True, default=None)
+    pass_at_k_high = FiniteFloatField(allow_null=True, default=None)
 
 
 class TokenSavingSerializer(serializers.Serializer):
@@ -52,6 +58,7 @@ class BoardEntrySerializer(FiniteModelSerializer):
     independent_by = serializers.SerializerMethodField()
     token_saving = serializers.SerializerMethodField()
     pass_hat_k = serializers.DictField(child=PassHatKSerializer())
+    rank_range = serializers.SerializerMethodField()
 
     class Meta:
         model = BoardEntry
@@ -63,7 +70,21 @@ class BoardEntrySerializer(FiniteModelSerializer):
             "cost_per_success_status", "tokens_per_success", "token_saving", "pass_hat_k",
             "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50", "duration_s_p95",
             "mean_steps", "mean_tool_calls", "verification",
+            # Issue 12: rank ranges and the intervals of the means.
+            "rank_range", "tied_with_leader", "partial_score_low", "partial_score_high",
+            "mean_steps_low", "mean_steps_high", "mean_tool_calls_low", "mean_tool_calls_high",
+            "ttft_ms_mean", "ttft_ms_mean_low", "ttft_ms_mean_high", "duration_s_mean",
+            "duration_s_mean_low", "duration_s_mean_high",
         ]  # fmt: skip
+
+    @extend_schema_field(
+        serializers.ListField(child=serializers.IntegerField(), allow_null=True, min_length=2)
+    )
+    def get_rank_range(self, entry: BoardEntry) -> list[int] | None:
+        """[best, worst]; null for an unranked entry."""
+        if entry.rank_best is None:
+            return None
+        return [entry.rank_best, entry.rank_worst]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_independent_by(self, entry: BoardEntry) -> str | None:

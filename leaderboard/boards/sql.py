@@ -47,7 +47,8 @@ _GROUPS = """
            g.tokens, g.tokened, g.steps, g.steps_n, g.tool_calls, g.tool_calls_n,
            g.partial, g.partial_n, sub.created_at,
            (ep.harness_id IS NOT NULL) AS conflicted,
-           (sub.verification = {verified} AND v.active IS TRUE) AS verified
+           (sub.verification = {verified} AND v.active IS TRUE) AS verified,
+           g.ttft_sum, g.ttft_n, g.duration_sum, g.duration_n
     FROM {run_rollups} g
     JOIN ingestion_submission sub ON sub.id = g.submission_id AND sub.status = 'ingested'
     LEFT JOIN excluded_pairs ep ON ep.harness_id = g.harness_id AND ep.task_id = g.task_id

@@ -46,6 +46,9 @@ class AgentTotals:
     per_task: dict[int, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     # ttft p50, ttft p95, duration p50, duration p95
     percentiles: tuple = (None, None, None, None)
+    # task id -> exact sums and counts of the means, in TASK_SUMS order: the means'
+    # intervals are clustered by task (leaderboard.boards.intervals).
+    task_sums: dict[int, list] = field(default_factory=lambda: defaultdict(lambda: [0] * 10))
 
 
 def board_tasks() -> dict[int, list[str]]:
@@ -79,7 +82,7 @@ def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, Agen
 def _add_group(t: AgentTotals, row: tuple) -> None:
     (_, _, task_id, outcome, runs, cost, priced, tokens, tokened, steps, steps_n,
      tool_calls, tool_calls_n, partial, partial_n, submitted_at, conflicted,
-     verified) = row  # fmt: skip
+     verified, ttft_sum, ttft_n, duration_sum, duration_n) = row  # fmt: skip
     t.runs += runs
     # Before the exclusions: an entry's infra errors are as trustworthy as its passes.
     t.self_reported += 0 if verified else runs
@@ -103,3 +106,8 @@ def _add_group(t: AgentTotals, row: tuple) -> None:
     t.tool_calls += int(tool_calls or 0)
     t.tool_calls_n += tool_calls_n
     t.partial, t.partial_n = t.partial + (partial or 0), t.partial_n + partial_n
+    sums = t.task_sums[task_id]
+    figures = (partial, partial_n, steps, steps_n, tool_calls, tool_calls_n,
+               ttft_sum, ttft_n, duration_sum, duration_n)  # fmt: skip
+    for position, value in enumerate(figures):
+        sums[position] += value or 0

@@ -20,6 +20,7 @@ from ingestion.importers import harbor_exceptions
 from leaderboard.boards import charts, display, selectors
 from leaderboard.boards.downloads import EXPORTERS, export_row
 from leaderboard.boards.params import COLUMNS, BoardParams, sort_headers
+from leaderboard.history.views import agent_history_context
 from leaderboard.methodology import stats
 from leaderboard.models import Board, BoardEntry
 from leaderboard.page_cache import NO_SNAPSHOT
@@ -159,6 +160,7 @@ def agent(
         "pass_k_figure": charts.pass_k_curve(picked.pass_hat_k) if picked else None,
         "computed_at": selectors.current_computed_at(),
     }
+    context.update(agent_history_context(found[0].pk, found[1].pk, now=context["computed_at"]))
     # The picker's htmx request gets only its section; a history restore, the page.
     partial = request.htmx and request.htmx.target == PASS_K_PARTIAL
     if partial and not request.htmx.history_restore_request:

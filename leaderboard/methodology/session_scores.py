@@ -150,15 +150,30 @@ def _bash_recovery(c: SessionColumns, mask: np.ndarray, attempts: list[int]) -> 
     # sessions with an episode gives intervals about 3e-4 wider.
     value, low, high = cluster_robust_ratio(c.episode_score[mask], episodes)
     total = int(episodes.sum())
+    rate_low, rate_high = _recovery_rate_interval(c.resolved[mask], episodes)
     return {
         "value": value,
         "low": low,
         "high": high,
         "episodes": total,
         "recovery_rate": float(c.resolved[mask].sum()) / total if total else None,
+        "recovery_rate_low": rate_low,
+        "recovery_rate_high": rate_high,
         # Median over resolved episodes: a failed episode has no attempt count.
         "median_attempts": statistics.median(attempts) if attempts else None,
     }
+
+
+def _recovery_rate_interval(
+    resolved: np.ndarray, episodes: np.ndarray
+) -> tuple[float | None, float | None]:
+    """Resolved / episodes is a ratio of per-session sums like the score: the same
+    cluster-robust interval (every session a cluster), clamped to [0, 1] because, unlike
+    the score's, its bounds are published as they are and a rate cannot leave [0, 1]."""
+    _, low, high = cluster_robust_ratio(resolved, episodes)
+    if low is None or high is None:
+        return (None, None)
+    return (max(0.0, low), min(1.0, high))
 
 
 def _hallucination(calls: np.ndarray, hallucinated: np.ndarray) -> dict[str, Any]:

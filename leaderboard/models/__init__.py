@@ -1,5 +1,7 @@
 """Board snapshots (what visitors read) and moderation records (what admins decide)."""
 
+from leaderboard.models.effects import BoardDecomposition, BoardEffect, EffectKind
+from leaderboard.models.history import EntryHistory, SnapshotCause
 from leaderboard.models.moderation import (
     ConflictDecision,
     ConflictPair,
@@ -24,6 +26,8 @@ from leaderboard.models.snapshots import (
 
 __all__ = [
     "Board",
+    "BoardDecomposition",
+    "BoardEffect",
     "BoardEntry",
     "BoardQuerySet",
     "BoardSnapshot",
@@ -31,11 +35,14 @@ __all__ = [
     "ConflictDecision",
     "ConflictPair",
     "DecisionRecord",
+    "EffectKind",
+    "EntryHistory",
     "HarnessTransfer",
     "PendingSubmission",
     "RecomputeRequest",
     "SessionScore",
     "SignalEntry",
+    "SnapshotCause",
     "SnapshotQuerySet",
     "SubmissionDecision",
     "SubmissionReview",

@@ -51,6 +51,11 @@ class RecomputeRequest(models.Model):
     # The harnesses whose runs changed; null when anything may have changed.
     harness_ids = ArrayField(models.BigIntegerField(), null=True, blank=True)
     sessions = models.BooleanField(default=False)
+    # Why (ingestion.evidence.EvidenceCause): the snapshot that covers the request keeps
+    # it (leaderboard.history), so the change log can say why a figure moved.
+    cause_kind = models.CharField(max_length=20, blank=True, default="")
+    cause_record_id = models.BigIntegerField(null=True, blank=True)
+    cause_label = models.CharField(max_length=200, blank=True, default="")
     # The database's clock, so the debounce compares times from one clock.
     created_at = models.DateTimeField(db_default=Now())
 
@@ -169,6 +174,24 @@ class BoardEntry(models.Model):
     verification = models.CharField(
         max_length=limits.VERIFICATION_LENGTH, default=limits.VERIFICATIONS[0]
     )
+    # Issue 12: the ranks the Wilson interval allows (null when unranked), and whether
+    # that range overlaps the leader's (leaderboard.methodology.uncertainty).
+    rank_best = models.PositiveIntegerField(null=True, blank=True)
+    rank_worst = models.PositiveIntegerField(null=True, blank=True)
+    tied_with_leader = models.BooleanField(default=False)
+    # 95% intervals of the means, clustered by task; mean latency beside p50/p95.
+    partial_score_low = models.FloatField(null=True)
+    partial_score_high = models.FloatField(null=True)
+    mean_steps_low = models.FloatField(null=True)
+    mean_steps_high = models.FloatField(null=True)
+    mean_tool_calls_low = models.FloatField(null=True)
+    mean_tool_calls_high = models.FloatField(null=True)
+    ttft_ms_mean = models.FloatField(null=True)
+    ttft_ms_mean_low = models.FloatField(null=True)
+    ttft_ms_mean_high = models.FloatField(null=True)
+    duration_s_mean = models.FloatField(null=True)
+    duration_s_mean_low = models.FloatField(null=True)
+    duration_s_mean_high = models.FloatField(null=True)
 
     class Meta:
         ordering = ["board", "position"]

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Harness, Task
 from ingestion.services.permissions import permission_require, reason_require
 from leaderboard.models import ConflictDecision, ConflictPair
@@ -51,7 +51,13 @@ def conflicts_decide(
         )
         for harness_id, task_id in pairs
     )  # fmt: skip
-    evidence_changed_announce(sender=__name__, harness_ids=[h for h, _ in pairs])
+    # The first record stands for the batch (one decision and reason for every pair).
+    label = f"conflict of interest {decision}ed for {len(pairs)} task{'s' * (len(pairs) != 1)}"
+    evidence_changed_announce(
+        sender=__name__,
+        harness_ids=[h for h, _ in pairs],
+        cause=EvidenceCause("conflict_decision", records[0].pk if records else None, label),
+    )
     return records
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Submission
 from ingestion.services.permissions import permission_require, reason_require
 from leaderboard.models import SubmissionReview
@@ -33,7 +33,10 @@ def submission_approve(*, submission: Submission, moderator, reason: str) -> Sub
     Submission.objects.filter(pk=locked.pk).update(status=Submission.Status.INGESTED)
     submission.status = Submission.Status.INGESTED
     evidence_changed_announce(
-        sender=__name__, harness_ids=[locked.harness_id], sessions=locked.sessions_count > 0
+        sender=__name__,
+        harness_ids=[locked.harness_id],
+        sessions=locked.sessions_count > 0,
+        cause=EvidenceCause("review", record.pk, f"submission #{locked.pk} approved"),
     )
     return record
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Submission
 from ingestion.services.permissions import permission_require, reason_require
 from leaderboard.models import SubmissionDecision
@@ -49,6 +49,13 @@ def _submission_decide(
         submission=locked, action=action, reason=reason, decided_by=user
     )
     evidence_changed_announce(
-        sender=__name__, harness_ids=[locked.harness_id], sessions=locked.sessions_count > 0
+        sender=__name__,
+        harness_ids=[locked.harness_id],
+        sessions=locked.sessions_count > 0,
+        cause=EvidenceCause(
+            "withdrawal" if withdrawing else "restore",
+            record.pk,
+            f"submission #{locked.pk} {'withdrawn' if withdrawing else 'restored'}",
+        ),
     )
     return record

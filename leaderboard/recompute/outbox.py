@@ -7,20 +7,31 @@ from datetime import timedelta
 
 from django.db.models.functions import Now
 
+from ingestion.evidence import EvidenceCause
 from leaderboard.models import RecomputeRequest
 
 
 @dataclass
 class RecomputeScope:
-    """The union of some requests: harness ids (None: everything) and the sessions flag."""
+    """The union of some requests: harness ids (None: everything), the sessions flag and
+    their causes (each distinct one once, in the order they arrived)."""
 
     request_ids: list[int] = field(default_factory=list)
     harness_ids: list[int] | None = field(default_factory=list)
     sessions: bool = False
+    causes: list[EvidenceCause] = field(default_factory=list)
+    _seen: set[EvidenceCause] = field(default_factory=set, repr=False)
 
     def add(self, request: RecomputeRequest) -> None:
         self.request_ids.append(request.pk)
         self.sessions = self.sessions or request.sessions
+        # A request written before causes were recorded has none: "other".
+        cause = EvidenceCause(
+            request.cause_kind or "other", request.cause_record_id, request.cause_label
+        )
+        if cause not in self._seen:
+            self._seen.add(cause)
+            self.causes.append(cause)
         if request.harness_ids is None or self.harness_ids is None:
             self.harness_ids = None
         else:

@@ -12,14 +12,24 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from ingestion.evidence import EvidenceCause
 from leaderboard.models import RecomputeRequest
 from leaderboard.recompute.tasks import recompute_kick
 
 
-def recompute_request_record(*, harness_ids: list[int] | None, sessions: bool) -> None:
+def recompute_request_record(
+    *, harness_ids: list[int] | None, sessions: bool, cause: EvidenceCause | None = None
+) -> None:
     """Record, in the caller's transaction, that these harnesses (None: everything) and
-    perhaps sessions need recomputing; wake the worker once it commits."""
-    RecomputeRequest.objects.create(harness_ids=harness_ids, sessions=sessions)
+    perhaps sessions need recomputing, and why; wake the worker once it commits."""
+    cause = cause or EvidenceCause()
+    RecomputeRequest.objects.create(
+        harness_ids=harness_ids,
+        sessions=sessions,
+        cause_kind=cause.kind,
+        cause_record_id=cause.record_id,
+        cause_label=cause.label,
+    )
     # Robust: the change has committed whatever the kick does. With a broker the kick only
     # queues a task; run eagerly (no broker) it recomputes in place, and a failure there
     # (the lock busy, say) must not turn the committed change into an error: the request

@@ -15,6 +15,7 @@ the snapshot in, so a recompute that dies leaves its requests for the next one.
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -22,7 +23,10 @@ from psycopg import sql
 
 from ingestion.models import Harness, LanguageModel, Suite
 from leaderboard.boards.compute import AgentName, finish_boards, fresh_entries
+from leaderboard.boards.intervals import INTERVAL_FIELDS
 from leaderboard.boards.totals import agent_totals
+from leaderboard.effects.tasks import effects_kick
+from leaderboard.history.services import history_record, snapshot_causes_record
 from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
 from leaderboard.recompute.outbox import requests_claim, requests_delete
 from leaderboard.signalboard.labels import turns_label_pending
@@ -42,6 +46,7 @@ ENTRY_FIELDS = (
     "conflict_excluded", "cost_per_success", "cost_per_success_status", "tokens_per_success",
     "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50",
     "duration_s_p95", "mean_steps", "mean_tool_calls", "latest_submission_at", "verification",
+    *INTERVAL_FIELDS,
 )  # fmt: skip
 
 
@@ -79,6 +84,7 @@ def boards_recompute_pending(*, full: bool = False) -> BoardSnapshot | None:
         return None
     harness_ids = None if full else scope.harness_ids
     snapshot = boards_recompute(harness_ids=harness_ids, signals=scope.sessions)
+    snapshot_causes_record(snapshot=snapshot, causes=scope.causes)
     requests_delete(scope)
     return snapshot
 
@@ -106,6 +112,8 @@ def boards_recompute(
     snapshot = BoardSnapshot.objects.create(computed_at=timezone.now())
     for position, (slug, title) in enumerate(board_definitions()):
         _board_write(snapshot, slug, title, position, boards.get(slug, []))
+    # Harness × model effects need the whole board and a fit: a task of their own.
+    transaction.on_commit(partial(effects_kick, snapshot.pk), robust=True)
     if harness_ids is None or signals:
         turns_label_pending()
         signals_snapshot_write(snapshot)
@@ -121,6 +129,7 @@ def boards_recompute(
     snapshot.duration_ms = int((time.monotonic() - started) * 1000)
     snapshot.save(update_fields=["runs_total", "sessions_total", "duration_ms"])
     _snapshot_swap(snapshot)
+    history_record(snapshot=snapshot)  # survives the pruning of old snapshots
     BoardState.objects.update_or_create(pk=1, defaults={"computed_at": snapshot.computed_at})
     return snapshot
 

@@ -48,6 +48,11 @@ class SteerabilitySerializer(IntervalSerializer):
 class BashRecoverySerializer(IntervalSerializer):
     episodes = serializers.IntegerField()
     recovery_rate = serializers.FloatField(allow_null=True)
+    # Null in snapshots computed before the interval existed.
+    recovery_rate_low = serializers.FloatField(
+        allow_null=True, default=None, help_text="95% cluster-robust interval of recovery_rate"
+    )
+    recovery_rate_high = serializers.FloatField(allow_null=True, default=None)
     median_attempts = serializers.FloatField(allow_null=True)
 
 
@@ -116,13 +121,17 @@ class SignalQuerySerializer(serializers.Serializer):
 
 # --- CSV ----------------------------------------------------------------------------------
 
+BASH_RECOVERY_CSV = (
+    *("value", "low", "high", "episodes"),
+    *("recovery_rate", "recovery_rate_low", "recovery_rate_high"),
+)
 CSV_FIELDS = ["rank", "scope", "model", "sessions", "greyed"] + [
     f"{signal}.{part}"
     for signal, parts in (
         ("confirmed_success", ("value", "low", "high", "n")),
         ("praise_complaint", ("value", "low", "high", "n")),
         ("steerability", ("value", "low", "high", "mean_effort")),
-        ("bash_recovery", ("value", "low", "high", "episodes", "recovery_rate")),
+        ("bash_recovery", BASH_RECOVERY_CSV),
         ("shell_success", ("value", "low", "high", "calls")),
         ("tool_hallucination", ("value", "low", "high", "calls")),
         ("net_improvement", ("value", "low", "high", "p_value")),

@@ -84,8 +84,11 @@ def _count_text(signal: str, f: dict) -> str:
     if signal == "bash_recovery":
         median = f.get("median_attempts")
         attempts = f", median {median:g} attempts" if median is not None else ""
-        recovered = percent(f.get("recovery_rate"))
-        return f"n = {f.get('episodes')} error episodes, {recovered} recovered{attempts}"
+        recovered = f"{percent(f.get('recovery_rate'))} recovered"
+        low, high = f.get("recovery_rate_low"), f.get("recovery_rate_high")
+        if low is not None and high is not None:
+            recovered += f" (95% CI {percent(low)}–{percent(high)}, cluster-robust)"
+        return f"n = {f.get('episodes')} error episodes, {recovered}{attempts}"
     if signal == "shell_success":
         return f"n = {f.get('calls')} shell calls with an exit code"
     return f"n = {f.get('calls')} tool calls; lower is better"

@@ -92,6 +92,11 @@ def _view_context(entries: list[SignalEntry], params: SignalParams) -> dict[str,
             "table": composite_table(composite, params),
             "has_entries": bool(composite),
             "sort": sort_headers(params, labels),
+            # Each row links to a comparison with the leader (the leader's, with the
+            # runner-up): the first rows in board order, whatever the visitor's sort.
+            "compare_url": reverse("compare"),
+            "leader": composite[0].model_name if composite else None,
+            "runner_up": composite[1].model_name if len(composite) > 1 else None,
         }
     columns = grid_columns(params)
     labels = {"rank": "composite rank", "model": "model", "sessions": "sessions"}

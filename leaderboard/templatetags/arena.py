@@ -39,6 +39,7 @@ for _filter in (
     board_formatting.pass_k_tooltip,
     signal_formatting.signal_cell,
     signal_formatting.p_value,
+    signal_formatting.points,
 ):
     register.filter(_filter.__name__, _filter)
 

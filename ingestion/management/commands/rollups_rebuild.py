@@ -12,7 +12,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from ingestion.evidence import evidence_changed_announce
+from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Submission
 from ingestion.services.rollups import rollups_rebuild
 
@@ -39,5 +39,7 @@ class Command(BaseCommand):
                 bar.update(done - bar.n)
 
             rebuilt = rollups_rebuild(submission_ids=submissions, progress=progress)
-        evidence_changed_announce(sender=__name__)
+        evidence_changed_announce(
+            sender=__name__, cause=EvidenceCause("admin", label="run summaries rebuilt")
+        )
         self.stdout.write(f"rebuilt the rollups of {rebuilt} submission(s)")

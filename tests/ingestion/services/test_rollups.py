@@ -3,6 +3,8 @@ the boards read from them publish the runs' own figures (ingestion.services.roll
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from django.db import connection
 
@@ -112,3 +114,25 @@ def test_it_leaves_conflict_excluded_runs_out_of_the_percentiles(registry, submi
             " WHERE t.task_id = 'regex-log' AND r.outcome <> 'infra_error'"
         )
         assert entry.ttft_ms_p50 == cursor.fetchone()[0]
+
+
+def test_it_keeps_exact_latency_sums_per_group(registry, submitter):
+    submit(submitter, varied("regex-log", "m", "a", 7))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT sum(ttft_ms), sum(EXTRACT(EPOCH FROM finished_at - started_at))"
+            " FROM ingestion_run WHERE outcome = 'pass'"
+        )
+        ttft, duration = cursor.fetchone()
+    group = RunRollup.objects.get(outcome="pass")
+    assert (group.ttft_sum, group.duration_sum) == (ttft, duration)
+
+
+def test_it_fills_the_sums_of_existing_rollups_as_the_ingest_writes_them(registry, submitter):
+    submit(submitter, varied("regex-log", "m", "a", 9) + varied("fix-git", "m", "b", 4))
+    before = stored_rollups()
+    RunRollup.objects.update(ttft_sum=None, duration_sum=None)
+    migration = importlib.import_module("ingestion.migrations.0014_rollup_latency_sums")
+    with connection.schema_editor() as editor:
+        migration.sums_from_existing_runs(None, editor)
+    assert stored_rollups() == before

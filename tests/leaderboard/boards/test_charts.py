@@ -165,3 +165,14 @@ def test_it_leaves_unranked_entries_out_of_the_frontier_but_on_the_chart():
     frontier, points = plot.figure["data"]
     assert frontier["x"] == [1.0]
     assert points["marker"]["color"] == [charts.RANKED_COLOUR, charts.UNRANKED_COLOUR]
+
+
+def test_it_draws_the_pass_k_bootstrap_band_under_both_lines():
+    table = {
+        "1": {"value": 0.6, "pass_at_k": 0.6, "tasks": 5, "low": 0.4, "high": 0.8},
+        "2": {"value": 0.4, "pass_at_k": 0.8, "tasks": 5, "low": 0.2, "high": 0.6},
+        "3": {"value": 0.3, "pass_at_k": 0.9, "tasks": 1, "low": None, "high": None},
+    }
+    lower, upper, _, pass_hat = charts.pass_k_curve(table)["data"]
+    assert (lower["x"], lower["y"], upper["y"]) == ([1, 2], [0.4, 0.2], [0.8, 0.6])
+    assert upper["fill"] == "tonexty" and pass_hat["x"] == [1, 2, 3]

@@ -244,11 +244,21 @@ def test_it_computes_pass_hat_k_over_tasks_with_enough_trials(registry, submitte
         "value": pytest.approx((2 / 3 + 1) / 2),
         "pass_at_k": pytest.approx((2 / 3 + 1) / 2),
         "tasks": 2,
+        # Two tasks, 2/3 and 1: a resample draws the first twice, both, or the second twice.
+        "low": pytest.approx(2 / 3),
+        "high": 1.0,
+        "pass_at_k_low": pytest.approx(2 / 3),
+        "pass_at_k_high": 1.0,
     }
     assert table["2"] == {
         "value": pytest.approx(1 / 3),
         "pass_at_k": pytest.approx(1.0),
         "tasks": 1,
+        # One task: no interval rather than a zero-width one.
+        "low": None,
+        "high": None,
+        "pass_at_k_low": None,
+        "pass_at_k_high": None,
     }
     assert table["3"]["tasks"] == 1 and "4" not in table
 

@@ -1,0 +1,92 @@
+"""The intervals of a benchmark board entry (issue 12), from its run totals.
+
+pass^k and pass@k get a bootstrap over tasks, every mean (partial score, steps, tool
+calls, TTFT, duration) a ratio-of-sums interval clustered by task, and every ranked
+entry the range of ranks its Wilson interval allows. The statistics themselves are in
+leaderboard.methodology (bootstrap, uncertainty); this module only feeds them.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from leaderboard.boards.totals import AgentTotals
+from leaderboard.methodology import bootstrap, uncertainty
+
+# The order of AgentTotals.task_sums: (sum, count) per figure, as totals._add_group
+# adds them up.
+TASK_SUMS = ("partial", "steps", "tool_calls", "ttft", "duration")
+# Published figure -> the task sums it is the mean of.
+MEANS = {
+    "partial_score": "partial",
+    "mean_steps": "steps",
+    "mean_tool_calls": "tool_calls",
+    "ttft_ms_mean": "ttft",
+    "duration_s_mean": "duration",
+}
+# The fields these intervals add to an entry (BoardEntry columns; carried over as is by
+# the incremental recompute, leaderboard.recompute.services).
+INTERVAL_FIELDS = (
+    "partial_score_low", "partial_score_high", "mean_steps_low", "mean_steps_high",
+    "mean_tool_calls_low", "mean_tool_calls_high", "ttft_ms_mean", "ttft_ms_mean_low",
+    "ttft_ms_mean_high", "duration_s_mean", "duration_s_mean_low", "duration_s_mean_high",
+    "rank_best", "rank_worst", "tied_with_leader",
+)  # fmt: skip
+
+
+def entry_seed(board: str, harness_id: int, model_id: int) -> int:
+    """The bootstrap seed of one entry: its identity, nothing that depends on k or runs."""
+    return bootstrap.bootstrap_seed(board, harness_id, model_id)
+
+
+def pass_k_with_intervals(t: AgentTotals, seed: int) -> dict[str, dict]:
+    """The entry's pass^k table (tasks in id order, so resamples are reproducible)."""
+    per_task = [tuple(t.per_task[task]) for task in sorted(t.per_task)]
+    return bootstrap.pass_k_table_with_intervals(per_task, seed)
+
+
+def mean_intervals(t: AgentTotals) -> dict:
+    """Every mean's 95% interval clustered by task, and the mean latencies themselves
+    (the other means are published from the exact totals already)."""
+    tasks = [t.task_sums[task] for task in sorted(t.task_sums)]
+    figures: dict = {}
+    for name, source in MEANS.items():
+        position = 2 * TASK_SUMS.index(source)
+        sums = [float(row[position]) for row in tasks]
+        counts = [row[position + 1] for row in tasks]
+        _, low, high = uncertainty.task_clustered_mean(sums, counts)
+        figures[f"{name}_low"], figures[f"{name}_high"] = _clamped(name, low, high)
+    figures["ttft_ms_mean"] = _exact_mean(tasks, 2 * TASK_SUMS.index("ttft"))
+    figures["duration_s_mean"] = _exact_mean(tasks, 2 * TASK_SUMS.index("duration"))
+    return figures
+
+
+def _clamped(name: str, low: float | None, high: float | None) -> tuple:
+    """The normal interval can leave the figure's range (a share in [0, 1], counts and
+    times ≥ 0) when tasks differ a lot; it is cut at the range's ends."""
+    if low is None or high is None:
+        return (low, high)
+    top = 1.0 if name == "partial_score" else high
+    return (max(low, 0.0), min(high, top))
+
+
+def _exact_mean(tasks: list[list], position: int) -> float | None:
+    # Exact numeric sums from the rollups: the published mean is correctly rounded once.
+    count = sum(row[position + 1] for row in tasks)
+    if not count:
+        return None
+    return float(sum((Decimal(row[position]) for row in tasks), Decimal(0)) / count)
+
+
+def rank_ranges(ranked: list[dict]) -> None:
+    """Set rank_best, rank_worst and tied_with_leader on ranked entries (in rank order)."""
+    ranges = uncertainty.rank_ranges([(e["wilson_low"], e["wilson_high"]) for e in ranked])
+    tied = uncertainty.tied_with_leader(ranges)
+    for entry, (best, worst), with_leader in zip(ranked, ranges, tied, strict=True):
+        entry["rank_best"], entry["rank_worst"] = best, worst
+        entry["tied_with_leader"] = with_leader
+
+
+def no_rank_range(entry: dict) -> None:
+    entry["rank_best"] = entry["rank_worst"] = None
+    entry["tied_with_leader"] = False

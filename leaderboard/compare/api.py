@@ -1,0 +1,159 @@
+"""GET /api/v1/compare/: two agents on one board, or two models on the signal boards.
+
+Serializers only declare the shape for the OpenAPI schema; the values are built by
+leaderboard.compare.payload. Whatever cannot be compared answers 400 {"detail": …}.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.compare.compute import (
+    CompareError,
+    benchmark_comparison,
+    board_for,
+    signal_comparison,
+)
+from leaderboard.compare.params import CompareParams
+from leaderboard.compare.payload import benchmark_payload, signal_payload
+from leaderboard.terms import DataTermsLinkMixin
+
+
+class CompareQuerySerializer(serializers.Serializer):
+    board = serializers.CharField(required=False, help_text="board slug (benchmark mode)")
+    a = serializers.CharField(
+        help_text="benchmark: <harness>/<version>/<model> as in the agent page path "
+        "(~@<account>/ in front for an independent run); signals: a model name"
+    )
+    b = serializers.CharField(help_text="the other agent or model, written as a")
+    signals = serializers.BooleanField(
+        required=False, help_text="1: compare two models on the composite signal board"
+    )
+
+
+class _AgentSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    harness = serializers.CharField()
+    harness_version = serializers.CharField()
+    model = serializers.CharField()
+    independent_by = serializers.CharField(allow_null=True)
+    agent_url = serializers.CharField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True)
+    board_pass_rate = serializers.FloatField(allow_null=True)
+    board_n = serializers.IntegerField()
+    shared_passes = serializers.IntegerField()
+    shared_trials = serializers.IntegerField()
+    tasks_only_this_agent = serializers.IntegerField()
+
+
+class _TaskSerializer(serializers.Serializer):
+    suite = serializers.CharField()
+    task = serializers.CharField()
+    a_passes = serializers.IntegerField()
+    a_trials = serializers.IntegerField()
+    b_passes = serializers.IntegerField()
+    b_trials = serializers.IntegerField()
+    difference = serializers.FloatField(help_text="A's pass rate minus B's on this task")
+
+
+class _DifferenceSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    method = serializers.CharField()
+
+
+class _SignalDifferenceSerializer(_DifferenceSerializer):
+    p_value = serializers.FloatField(allow_null=True)
+
+
+class _TestSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(choices=["mcnemar_exact", "sign_test_exact"])
+    label = serializers.CharField()
+    p_value = serializers.FloatField()
+    pairs = serializers.DictField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="McNemar's 2×2 table: both_pass, a_only, b_only, both_fail",
+    )
+    signs = serializers.DictField(
+        child=serializers.IntegerField(), help_text="tasks where a_higher, b_higher, ties"
+    )
+
+
+class _VerdictSerializer(serializers.Serializer):
+    winner = serializers.ChoiceField(choices=["a", "b", "none"])
+    text = serializers.CharField()
+    counts = serializers.CharField()
+
+
+class BenchmarkComparisonSerializer(serializers.Serializer):
+    kind = serializers.CharField(default="benchmark")
+    board = serializers.DictField(child=serializers.CharField())
+    computed_at = serializers.DateTimeField(allow_null=True)
+    a = _AgentSerializer()
+    b = _AgentSerializer()
+    shared_tasks = serializers.IntegerField()
+    tasks = _TaskSerializer(many=True)
+    a_mean_task_pass_rate = serializers.FloatField()
+    b_mean_task_pass_rate = serializers.FloatField()
+    difference = _DifferenceSerializer()
+    test = _TestSerializer()
+    alpha = serializers.FloatField()
+    verdict = _VerdictSerializer()
+
+
+class _SignalModelSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    sessions = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True)
+    confirmed_success = serializers.DictField(allow_null=True)
+    net_improvement = serializers.DictField(allow_null=True)
+
+
+class SignalComparisonSerializer(serializers.Serializer):
+    kind = serializers.CharField(default="signals")
+    computed_at = serializers.DateTimeField(allow_null=True)
+    a = _SignalModelSerializer()
+    b = _SignalModelSerializer()
+    confirmed_success_difference = _SignalDifferenceSerializer()
+    net_improvement_difference = _SignalDifferenceSerializer()
+    alpha = serializers.FloatField()
+    verdict = _VerdictSerializer()
+
+
+class CompareApi(DataTermsLinkMixin, APIView):
+    """Two agents on the tasks both ran on a board (paired), or two models' signals."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(
+        parameters=[CompareQuerySerializer],
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="Comparison",
+                serializers={
+                    "benchmark": BenchmarkComparisonSerializer,
+                    "signals": SignalComparisonSerializer,
+                },
+                resource_type_field_name="kind",
+            ),
+            400: OpenApiResponse(description="nothing to compare: {detail} says why"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        params = CompareParams.from_query(request.query_params)
+        try:
+            if params.signals:
+                body = signal_payload(signal_comparison(params.a, params.b))
+            else:
+                board, _ = board_for(params.board)
+                body = benchmark_payload(benchmark_comparison(board, params.a, params.b))
+        except CompareError as error:
+            return Response({"detail": str(error)}, status=400)
+        return Response(body)

@@ -1,0 +1,118 @@
+"""The compare page: /compare/?board=…&a=…&b=… (or ?signals=1&a=…&b=…). Thin: parse,
+compute, render.
+
+The form is a plain GET form, so the page works without JavaScript; with htmx it
+swaps the `compare-page` partial in place and pushes the canonical address. Anything
+that cannot be compared is said beside the form, never a server error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
+
+from arena.http_cache import versioned_response
+from leaderboard.compare import compute
+from leaderboard.compare.keys import entry_ref
+from leaderboard.compare.params import CompareParams
+from leaderboard.compare.selectors import board_entries
+from leaderboard.methodology import paired
+from leaderboard.models import Board
+from leaderboard.page_cache import current_snapshot_id
+
+TEMPLATE = "leaderboard/compare.html"
+PARTIAL = "compare-page"
+HTML = "text/html; charset=utf-8"
+
+
+@require_safe
+def compare(request: HttpRequest) -> HttpResponse:
+    params = CompareParams.from_query(request.GET)
+    template = TEMPLATE
+    if request.htmx and not request.htmx.history_restore_request:
+        template = f"{TEMPLATE}#{PARTIAL}"
+    response = versioned_response(
+        request,
+        version=current_snapshot_id(),
+        key=f"compare {template} {params.querystring()}",
+        content_type=HTML,
+        build=lambda: render(request, template, page_context(params)),
+        public=not request.user.is_authenticated,
+    )
+    if request.htmx:
+        response["HX-Push-Url"] = reverse("compare") + params.querystring()
+    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
+    return response
+
+
+def page_context(params: CompareParams) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "params": params,
+        "compare_url": reverse("compare"),
+        "alpha": paired.ALPHA,
+        "draws_text": f"{paired.BOOTSTRAP_DRAWS:,}",
+        "swap_url": reverse("compare") + params.swapped().querystring(),
+    }
+    if params.signals:
+        context.update(_signal_context(params))
+    else:
+        context.update(_benchmark_context(params))
+    return context
+
+
+def _benchmark_context(params: CompareParams) -> dict[str, Any]:
+    board, boards = compute.board_for(params.board)
+    if board is None and not params.board and boards:
+        board = boards[0]  # the headline board, as on the home page
+    options = _agent_options(board) if board is not None else []
+    context: dict[str, Any] = {
+        "boards": boards,
+        "board": board,
+        "agent_options": options,
+        "signals_url": reverse("compare") + "?signals=1",
+    }
+    if params.is_empty:
+        return context
+    try:
+        comparison = compute.benchmark_comparison(board, params.a, params.b)
+    except compute.CompareError as error:
+        context["error"] = str(error)
+        if board is None and params.board:
+            context["error"] = f"No board {params.board[:200]!r} in the current snapshot."
+        return context
+    context["comparison"] = comparison
+    context["groups"] = compute.suite_groups(comparison.rows)
+    return context
+
+
+def _agent_options(board: Board) -> list[dict[str, Any]]:
+    return [
+        {"value": entry_ref(entry).text, "label": _option_label(entry)}
+        for entry in board_entries(board)
+    ]
+
+
+def _option_label(entry: Any) -> str:
+    rank = f"#{entry.rank} " if entry.rank is not None else ""
+    return f"{rank}{entry_ref(entry).label}"
+
+
+def _signal_context(params: CompareParams) -> dict[str, Any]:
+    computed_at, entries = compute.signal_models()
+    context: dict[str, Any] = {
+        "models": [entry.model_name for entry in entries],
+        "signal_computed_at": computed_at,
+        "benchmark_url": reverse("compare"),
+    }
+    if params.is_empty:
+        return context
+    try:
+        context["signal"] = compute.signal_comparison(params.a, params.b)
+    except compute.CompareError as error:
+        context["error"] = str(error)
+    return context

@@ -1,0 +1,73 @@
+"""The forest plot of a board's effects: odds ratios with their 95% intervals on a log
+axis, the reference at 1. A plain dict for static/js/charts.js, as boards.charts builds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from leaderboard.boards.charts import CONFIG, GRID, RANKED_COLOUR, ROW_HEIGHT_PX, UNRANKED_COLOUR
+from leaderboard.effects.formatting import effect_interval_text
+
+# More rows than this stop being readable; the table has every one.
+MAX_ROWS = 40
+
+
+def effects_forest(effects: Sequence[Any], *, title: str) -> dict | None:
+    """None when no effect has an interval (a thin design): there is nothing to draw."""
+    drawable = [e for e in effects if e.low is not None or e.is_reference][:MAX_ROWS]
+    if not any(e.low is not None for e in drawable):
+        return None
+    labels = [e.name for e in drawable]
+    estimated = [e for e in drawable if e.low is not None]
+    data = [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "effect",
+            "x": [e.odds_ratio for e in estimated],
+            "y": [e.name for e in estimated],
+            "error_x": {
+                "type": "data",
+                "symmetric": False,
+                "array": [e.odds_ratio_high - e.odds_ratio for e in estimated],
+                "arrayminus": [e.odds_ratio - e.odds_ratio_low for e in estimated],
+                "color": RANKED_COLOUR,
+                "thickness": 2,
+                "width": 0,
+            },
+            "marker": {"color": RANKED_COLOUR, "size": 7},
+            "hovertext": [f"{e.name}<br>{effect_interval_text(e)}" for e in estimated],
+            "hoverinfo": "text",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "reference",
+            "x": [1.0 for e in drawable if e.is_reference],
+            "y": [e.name for e in drawable if e.is_reference],
+            "marker": {"color": UNRANKED_COLOUR, "size": 8, "symbol": "diamond"},
+            "hovertext": [f"{e.name}<br>the reference" for e in drawable if e.is_reference],
+            "hoverinfo": "text",
+        },
+    ]
+    layout = {
+        "height": max(160, 60 + ROW_HEIGHT_PX * len(drawable)),
+        "margin": {"l": 10, "r": 24, "t": 10, "b": 40},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"size": 12},
+        "showlegend": False,
+        "hoverlabel": {"align": "left"},
+        "xaxis": _axis(type="log", title={"text": title}),
+        "yaxis": _axis(autorange="reversed", automargin=True, type="category",
+                       categoryorder="array", categoryarray=labels),
+        # The reference line: odds ratio 1, no difference.
+        "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1,
+                    "y0": 0, "y1": 1, "line": {"color": UNRANKED_COLOUR, "width": 1, "dash": "dot"}}],
+    }  # fmt: skip
+    return {"data": data, "layout": layout, "config": CONFIG}
+
+
+def _axis(**extra: Any) -> dict:
+    return {"gridcolor": GRID, "zerolinecolor": GRID, "linecolor": GRID, **extra}

@@ -1,0 +1,96 @@
+"""Writing the history of a new snapshot, in the recompute's transaction.
+
+`history_record` compares the new snapshot's entries with the latest history row of
+each (board, harness, model) in one statement, inserting a row only where a published
+figure changed, an entry appeared or one left a board. Its cost grows with the entries
+of one snapshot, never with runs or with the number of recomputes so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import connection, transaction
+
+from ingestion.evidence import EvidenceCause
+from leaderboard.models import BoardSnapshot, SnapshotCause
+from leaderboard.models.history import TRACKED_FIELDS
+
+# Columns copied from a board entry into its history row.
+_COPIED = ("harness_name", "harness_version", "model_name", *TRACKED_FIELDS)
+# What a removal row holds in the figures' place (the figures before it are its
+# `previous` row's).
+_REMOVED_VALUES = {
+    "rank": "NULL", "n": "0", "passes": "0", "pass_rate": "NULL", "wilson_low": "NULL",
+    "wilson_high": "NULL", "under_review": "false", "verification": "''",
+    "conflict_excluded": "0", "infra_errors": "0",
+}  # fmt: skip
+
+
+def _history_sql() -> str:
+    # Built once from constant column names (no user input): one statement that
+    # selects the changed keys, inserts their rows and retires the rows they follow.
+    tracked_f = ", ".join(f"f.{c}" for c in TRACKED_FIELDS)
+    tracked_l = ", ".join(f"l.{c}" for c in TRACKED_FIELDS)
+    copied = ", ".join(_COPIED)
+    removed = ", ".join(
+        f"l.{c}" if c not in _REMOVED_VALUES else f"{_REMOVED_VALUES[c]}" for c in _COPIED
+    )
+    return f"""
+    WITH fresh AS (
+        SELECT b.slug AS board_slug, e.harness_id, e.model_id,
+               {", ".join(f"e.{c}" for c in _COPIED)}
+        FROM leaderboard_boardentry e JOIN leaderboard_board b ON b.id = e.board_id
+        WHERE b.snapshot_id = %(snapshot)s
+    ),
+    latest AS (
+        SELECT * FROM leaderboard_entryhistory WHERE is_latest
+    ),
+    changed AS (
+        SELECT f.board_slug, f.harness_id, f.model_id,
+               {", ".join(f"f.{c}" for c in _COPIED)}, l.id AS previous_id, false AS removed
+        FROM fresh f LEFT JOIN latest l
+          ON l.board_slug = f.board_slug AND l.harness_id = f.harness_id
+         AND l.model_id = f.model_id
+        WHERE l.id IS NULL OR l.removed OR ({tracked_f}) IS DISTINCT FROM ({tracked_l})
+        UNION ALL
+        SELECT l.board_slug, l.harness_id, l.model_id, {removed}, l.id, true
+        FROM latest l
+        WHERE NOT l.removed AND NOT EXISTS (
+            SELECT 1 FROM fresh f WHERE f.board_slug = l.board_slug
+              AND f.harness_id = l.harness_id AND f.model_id = l.model_id
+        )
+    ),
+    inserted AS (
+        INSERT INTO leaderboard_entryhistory (
+            board_slug, harness_id, model_id, {copied}, previous_id, removed,
+            snapshot_id, valid_from, is_latest
+        )
+        SELECT board_slug, harness_id, model_id, {copied}, previous_id, removed,
+               %(snapshot)s, %(valid_from)s, true
+        FROM changed
+        RETURNING previous_id
+    )
+    UPDATE leaderboard_entryhistory SET is_latest = false
+    WHERE id IN (SELECT previous_id FROM inserted WHERE previous_id IS NOT NULL)
+    """
+
+
+HISTORY_SQL = _history_sql()
+
+
+@transaction.atomic
+def history_record(*, snapshot: BoardSnapshot) -> None:
+    """Write the history rows of `snapshot`'s entries that differ from the latest
+    recorded ones (one statement), in the transaction that makes it current."""
+    with connection.cursor() as cursor:
+        cursor.execute(HISTORY_SQL, {"snapshot": snapshot.pk, "valid_from": snapshot.computed_at})
+
+
+@transaction.atomic
+def snapshot_causes_record(*, snapshot: BoardSnapshot, causes: Iterable[EvidenceCause]) -> None:
+    """Keep why `snapshot` was computed: the causes of the outbox requests it covers."""
+    SnapshotCause.objects.bulk_create(
+        SnapshotCause(snapshot_id=snapshot.pk, kind=c.kind, record_id=c.record_id, label=c.label)
+        for c in causes
+    )
