@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import psycopg
 from django.db import connection
-from psycopg import sql
 
 from ingestion.rollups.sketch import LatencyTotals
 from leaderboard.boards.sql import (
@@ -22,6 +20,7 @@ from leaderboard.boards.sql import (
     CODING_CATEGORIES_SQL,
     OFFICIAL_SUITES_SQL,
     OVERALL_BOARD,
+    binary_rows,
     latencies_query,
     latency_corrections_query,
 )
@@ -93,24 +92,13 @@ def latency_percentiles(*, harness_ids: list[int] | None = None) -> dict[AgentKe
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
     totals = _Latencies()
-    for harness_id, model_id, suite_id, category_id, *latency in _binary_rows(
+    for harness_id, model_id, suite_id, category_id, *latency in binary_rows(
         latencies_query(restricted=restricted), params
     ):
         totals.add(boards.boards(suite_id, category_id), (harness_id, model_id), latency, sign=1)
-    for row in _binary_rows(latency_corrections_query(restricted=restricted), params):
+    for row in binary_rows(latency_corrections_query(restricted=restricted), params):
         _correct(totals, boards, row)
     return totals.percentiles()
-
-
-def _binary_rows(query: sql.Composed, params: list) -> list[tuple]:
-    """The rows in PostgreSQL's binary format: the histograms are arrays of hundreds of
-    thousands of ints in all, which psycopg reads twice as fast in binary as in text.
-    Django's cursors bind on the client, which has no binary results, hence a plain
-    psycopg cursor on Django's connection (same transaction)."""
-    connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(query, params, binary=True)
-        return cursor.fetchall()
 
 
 def _correct(totals: _Latencies, boards: BoardMap, row: tuple) -> None:

@@ -14,7 +14,7 @@ from decimal import Decimal
 from django.db import connection
 
 from leaderboard.boards.latency import AgentKey, latency_percentiles, task_boards
-from leaderboard.boards.sql import BOARD_TASKS_SQL, groups_query
+from leaderboard.boards.sql import BOARD_TASKS_SQL, binary_rows, groups_query
 
 __all__ = ["AgentKey", "AgentTotals", "agent_totals", "board_tasks", "task_boards"]
 
@@ -62,9 +62,8 @@ def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, Agen
     """(board, harness, model) -> totals, optionally only for some harnesses."""
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
-    with connection.cursor() as cursor:
-        cursor.execute(groups_query(restricted=restricted), params)
-        totals = {(row[0], row[1], row[2]): _entry_totals(row) for row in cursor.fetchall()}
+    rows = binary_rows(groups_query(restricted=restricted), params)
+    totals = {(row[0], row[1], row[2]): _entry_totals(row) for row in rows}
     for key, percentiles in latency_percentiles(harness_ids=harness_ids).items():
         if key in totals:
             totals[key].percentiles = percentiles
