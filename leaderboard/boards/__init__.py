@@ -1,11 +1,12 @@
 """The benchmark board room: boards built from submitted runs (methodology §2).
 
 * `sql`: the set-based queries (psycopg.sql); conflicts come from the review queue's view.
-* `totals`: run totals per (board, agent), read with those queries.
+* `totals`, `latency`: what the rollups add up to per (board, agent), and its latency
+  percentiles.
 * `compute`: entry figures, the Token Saving badge and ranks, from the totals.
 * `params`, `selectors`, `display`: what a page asked for, what it reads, what it shows.
 * `formatting`, `charts`: how an entry reads and the Plotly figures.
-* `views`, `downloads`, `api`, `serializers`, `snapshot_cache`: the pages (boards,
+* `views`, `downloads`, `api`, `serializers`: the pages (boards,
   agents, runs, methodology), CSV/JSON downloads and the JSON API.
 
 Figures come from leaderboard.methodology only. This room never imports the signal

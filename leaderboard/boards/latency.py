@@ -9,16 +9,18 @@ runs a board counts (ingestion.rollups.sketch: exact while small, else within 1%
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
 
-from ingestion.rollups.sketch import LatencyAccumulator
+from ingestion.rollups.sketch import LatencyTotals
 from leaderboard.boards.sql import (
+    CODING_BOARD,
     CODING_CATEGORIES_SQL,
     OFFICIAL_SUITES_SQL,
+    OVERALL_BOARD,
+    binary_rows,
     latencies_query,
     latency_corrections_query,
 )
@@ -35,7 +37,7 @@ Percentiles = tuple[float | None, float | None, float | None, float | None]
 
 def task_boards(suite_board: str, *, overall: bool, coding: bool) -> list[str]:
     """The boards a task counts on, from its suite's board and the groups it joins."""
-    return (["overall"] if overall else []) + [suite_board] + (["coding"] if coding else [])
+    return [OVERALL_BOARD] * overall + [suite_board] + [CODING_BOARD] * coding
 
 
 @dataclass(frozen=True)
@@ -62,17 +64,25 @@ def board_map() -> BoardMap:
     return BoardMap(suites, coding)
 
 
-class _Accumulators(defaultdict):
-    """(board, harness, model) -> [TTFT, duration] accumulators."""
+class _Latencies:
+    """TTFT and duration totals of every (board, harness, model)."""
 
     def __init__(self) -> None:
-        super().__init__(lambda: [LatencyAccumulator(), LatencyAccumulator()])
+        self.figures = (LatencyTotals(), LatencyTotals())
 
     def add(self, boards: Iterable[str], agent: tuple[int, int], latency, *, sign: int) -> None:
         for board in boards:
-            for accumulator, start in zip(self[(board, *agent)], (0, _PER_FIGURE), strict=True):
+            for figure, start in zip(self.figures, (0, _PER_FIGURE), strict=True):
                 n, keys, counts, values = latency[start : start + _PER_FIGURE]
-                accumulator.add(n=n, keys=keys, counts=counts, values=values, sign=sign)
+                figure.add((board, *agent), n=n, keys=keys, counts=counts, values=values, sign=sign)
+
+    def percentiles(self) -> dict[AgentKey, Percentiles]:
+        ttft, duration = (figure.percentiles(QUANTILES) for figure in self.figures)
+        none = tuple(None for _ in QUANTILES)
+        return {
+            key: (*ttft.get(key, none), *duration.get(key, none))
+            for key in ttft.keys() | duration.keys()
+        }
 
 
 def latency_percentiles(*, harness_ids: list[int] | None = None) -> dict[AgentKey, Percentiles]:
@@ -81,23 +91,17 @@ def latency_percentiles(*, harness_ids: list[int] | None = None) -> dict[AgentKe
     boards = board_map()
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
-    totals = _Accumulators()
-    with connection.cursor() as cursor:
-        cursor.execute(latencies_query(restricted=restricted), params)
-        for harness_id, model_id, suite_id, category_id, *latency in cursor.fetchall():
-            totals.add(
-                boards.boards(suite_id, category_id), (harness_id, model_id), latency, sign=1
-            )
-        cursor.execute(latency_corrections_query(restricted=restricted), params)
-        for row in cursor.fetchall():
-            _correct(totals, boards, row)
-    return {
-        key: (*ttft.percentiles(QUANTILES), *duration.percentiles(QUANTILES))
-        for key, (ttft, duration) in totals.items()
-    }
+    totals = _Latencies()
+    for harness_id, model_id, suite_id, category_id, *latency in binary_rows(
+        latencies_query(restricted=restricted), params
+    ):
+        totals.add(boards.boards(suite_id, category_id), (harness_id, model_id), latency, sign=1)
+    for row in binary_rows(latency_corrections_query(restricted=restricted), params):
+        _correct(totals, boards, row)
+    return totals.percentiles()
 
 
-def _correct(totals: _Accumulators, boards: BoardMap, row: tuple) -> None:
+def _correct(totals: _Latencies, boards: BoardMap, row: tuple) -> None:
     harness_id, model_id, suite_id, category_id = row[:4]
     latency = row[4 : 4 + _LATENCY_WIDTH]
     suite_now, category_now, counted_now = row[4 + _LATENCY_WIDTH :]

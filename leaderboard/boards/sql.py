@@ -20,15 +20,20 @@ fragments, ids rendered by sql.Literal, or %s parameters.
 
 from __future__ import annotations
 
+import psycopg
+from django.db import connection
 from psycopg import sql
 
-from ingestion.bundles.limits import VERIFICATIONS
+from ingestion.bundles.limits import OUTCOMES, VERIFICATIONS
 from ingestion.models import LatencyRollup, RunRollup, Verifier
 from ingestion.rollups.sql import INFRA_ERROR, latency_columns
 from leaderboard.models import ConflictPair
 
 # A submission's verification that makes its runs Verified (the other is self_reported).
 SELF_REPORTED, VERIFIED = VERIFICATIONS
+PASS = OUTCOMES[0]
+# The two boards that gather suites (every other board is one suite's).
+OVERALL_BOARD, CODING_BOARD = "overall", "coding"
 
 # Which (harness, task) pairs are conflict-excluded (methodology §2.2): a task author who
 # contributes to the harness, unless the latest admin decision dismissed the pair, or a
@@ -41,21 +46,60 @@ EXCLUDED_PAIRS = sql.SQL("""
     )
 """).format(view=sql.Identifier(ConflictPair._meta.db_table))
 
+# One row per (board, harness, model): what the entry's run groups add up to.
+# `per_task` adds up the groups of each (harness, model, task), its sums over the
+# outcomes that count (not infra errors); whether the pair is conflict-excluded is the
+# same for every group of a task. The entry then adds up its tasks on the board, the
+# counted figures only over tasks not conflict-excluded, and lists those tasks' trials
+# and passes in task order (for pass^k).
 _GROUPS = """
-    WITH {excluded_pairs}
-    SELECT g.harness_id, g.model_id, g.task_id, g.outcome, g.runs, g.cost, g.priced,
-           g.tokens, g.tokened, g.steps, g.steps_n, g.tool_calls, g.tool_calls_n,
-           g.partial, g.partial_n, sub.created_at,
-           (ep.harness_id IS NOT NULL) AS conflicted,
-           (sub.verification = {verified} AND v.active IS TRUE) AS verified,
-           g.ttft_sum, g.ttft_n, g.duration_sum, g.duration_n
-    FROM {run_rollups} g
-    JOIN ingestion_submission sub ON sub.id = g.submission_id AND sub.status = 'ingested'
-    LEFT JOIN excluded_pairs ep ON ep.harness_id = g.harness_id AND ep.task_id = g.task_id
-    LEFT JOIN {verifiers} v ON v.id = sub.verifier_id
-    {where}
-    ORDER BY g.harness_id, g.model_id, g.task_id, g.outcome, g.submission_id
+    WITH {excluded_pairs},
+    g AS (
+        SELECT g.*, sub.created_at,
+               (sub.verification = {verified} AND v.active IS TRUE) AS verified,
+               g.outcome <> {infra_error} AS counted
+        FROM {run_rollups} g
+        JOIN ingestion_submission sub ON sub.id = g.submission_id AND sub.status = 'ingested'
+        LEFT JOIN {verifiers} v ON v.id = sub.verifier_id
+        {where}
+    ),
+    per_task AS (
+        SELECT g.harness_id, g.model_id, g.task_id,
+               bool_or(ep.harness_id IS NOT NULL) AS conflicted, sum(g.runs) AS runs,
+               sum(g.runs) FILTER (WHERE g.outcome = {infra_error}) AS infra_errors,
+               sum(g.runs) FILTER (WHERE g.counted) AS counted,
+               sum(g.runs) FILTER (WHERE g.outcome = {passed}) AS passes,
+               {counted_sums}, max(g.created_at) AS latest,
+               sum(g.runs) FILTER (WHERE NOT g.verified) AS self_reported
+        FROM g
+        LEFT JOIN excluded_pairs ep ON ep.harness_id = g.harness_id AND ep.task_id = g.task_id
+        GROUP BY g.harness_id, g.model_id, g.task_id
+    ),
+    {board_tasks}
+    SELECT b.board, p.harness_id, p.model_id, sum(p.runs)::bigint,
+           coalesce(sum(p.infra_errors), 0)::bigint,
+           coalesce(sum(p.counted) FILTER (WHERE p.conflicted), 0)::bigint,
+           coalesce(sum(p.counted) FILTER (WHERE NOT p.conflicted), 0)::bigint,
+           coalesce(sum(p.passes) FILTER (WHERE NOT p.conflicted), 0)::bigint,
+           {entry_sums}, max(p.latest), coalesce(sum(p.self_reported), 0)::bigint,
+           array_agg(p.task_id ORDER BY p.task_id) FILTER (WHERE {task_counts}),
+           array_agg(p.counted ORDER BY p.task_id) FILTER (WHERE {task_counts}),
+           array_agg(coalesce(p.passes, 0) ORDER BY p.task_id) FILTER (WHERE {task_counts}),
+           {task_sums}
+    FROM per_task p JOIN board_tasks b ON b.task_id = p.task_id
+    GROUP BY b.board, p.harness_id, p.model_id
 """
+# Summed over the counted outcomes of a task, then over the entry's counted tasks.
+COUNTED_SUMS = (
+    "cost", "priced", "tokens", "tokened", "steps", "steps_n", "tool_calls", "tool_calls_n",
+    "partial", "partial_n",
+)  # fmt: skip
+# Listed per counted task as well, (sum, count) per mean: the means' intervals are
+# clustered by task (leaderboard.boards.intervals.TASK_SUMS is this order).
+TASK_SUMS = (
+    "partial", "partial_n", "steps", "steps_n", "tool_calls", "tool_calls_n", "ttft_sum",
+    "ttft_n", "duration_sum", "duration_n",
+)  # fmt: skip
 
 # The latencies of every counted submission, a few rows per agent (LatencyRollup).
 _LATENCIES = """
@@ -91,6 +135,19 @@ BOARD_TASKS_SQL = sql.SQL("""
     JOIN ingestion_category cat ON cat.id = t.category_id
     WHERE t.approved AND s.official
 """)
+# The same as (task id, board) rows, one per board the task counts on.
+_BOARD_TASKS_CTE = """
+    board_tasks AS (
+        SELECT t.id AS task_id, b.board
+        FROM ingestion_task t
+        JOIN ingestion_suite s ON s.id = t.suite_id
+        JOIN ingestion_category cat ON cat.id = t.category_id
+        CROSS JOIN LATERAL (VALUES ({overall}, s.in_overall),
+                                   (s.slug || '-' || s.version, true),
+                                   ({coding}, cat.coding AND s.in_coding)) AS b(board, member)
+        WHERE t.approved AND s.official AND b.member
+    )
+"""
 # Every official suite's board and the groups it joins; every category's coding flag.
 OFFICIAL_SUITES_SQL = sql.SQL(
     "SELECT id, slug || '-' || version, in_overall, in_coding FROM ingestion_suite WHERE official"
@@ -107,12 +164,32 @@ def _harness_filter(*, restricted: bool, keyword: str) -> sql.Composable:
 
 
 def groups_query(*, restricted: bool) -> sql.Composed:
-    """The run groups (RunRollup rows) of counted submissions with their conflict and
-    verification flags; restricted adds one parameter, the list of harness ids."""
+    """What the run groups (RunRollup rows) of counted submissions add up to per
+    (board, harness, model); restricted adds one parameter, the list of harness ids."""
     return sql.SQL(_GROUPS).format(
         excluded_pairs=EXCLUDED_PAIRS,
+        board_tasks=sql.SQL(_BOARD_TASKS_CTE).format(
+            overall=sql.Literal(OVERALL_BOARD), coding=sql.Literal(CODING_BOARD)
+        ),
+        counted_sums=sql.SQL(", ").join(
+            sql.SQL("sum(g.{c}) FILTER (WHERE g.counted) AS {c}").format(c=sql.Identifier(c))
+            for c in dict.fromkeys(COUNTED_SUMS + TASK_SUMS)
+        ),
+        task_sums=sql.SQL(", ").join(
+            sql.SQL("array_agg(coalesce(p.{}, 0) ORDER BY p.task_id) FILTER (WHERE {})").format(
+                sql.Identifier(c), sql.SQL("p.counted > 0 AND NOT p.conflicted")
+            )
+            for c in TASK_SUMS
+        ),
+        entry_sums=sql.SQL(", ").join(
+            sql.SQL("sum(p.{}) FILTER (WHERE NOT p.conflicted)").format(sql.Identifier(c))
+            for c in COUNTED_SUMS
+        ),
+        task_counts=sql.SQL("p.counted > 0 AND NOT p.conflicted"),
         where=_harness_filter(restricted=restricted, keyword="WHERE"),
         verified=sql.Literal(VERIFIED),
+        infra_error=sql.Literal(INFRA_ERROR),
+        passed=sql.Literal(PASS),
         verifiers=sql.Identifier(Verifier._meta.db_table),
         run_rollups=sql.Identifier(RunRollup._meta.db_table),
     )
@@ -141,3 +218,15 @@ def latency_corrections_query(*, restricted: bool) -> sql.Composed:
 def excluded_tasks_query() -> sql.Composed:
     """Tasks whose runs of one harness (the one parameter) are conflict-excluded."""
     return sql.SQL(_EXCLUDED_TASKS).format(excluded_pairs=EXCLUDED_PAIRS)
+
+
+def binary_rows(query: sql.Composed, params: list) -> list[tuple]:
+    """The rows in PostgreSQL's binary format: the boards read arrays (per-task counts,
+    latency histograms) of hundreds of thousands of ints in all, which psycopg reads
+    about twice as fast in binary as in text. Django's cursors bind parameters on the
+    client, which rules binary results out, hence a plain psycopg cursor on Django's
+    connection (the same session and transaction)."""
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(query, params, binary=True)
+        return cursor.fetchall()

@@ -7,7 +7,6 @@ its task belongs to. The figures themselves are computed from these totals in `c
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -15,7 +14,7 @@ from decimal import Decimal
 from django.db import connection
 
 from leaderboard.boards.latency import AgentKey, latency_percentiles, task_boards
-from leaderboard.boards.sql import BOARD_TASKS_SQL, groups_query
+from leaderboard.boards.sql import BOARD_TASKS_SQL, binary_rows, groups_query
 
 __all__ = ["AgentKey", "AgentTotals", "agent_totals", "board_tasks", "task_boards"]
 
@@ -43,12 +42,12 @@ class AgentTotals:
     # Runs (any outcome) whose submission is not Verified by an active verifier.
     self_reported: int = 0
     # task id -> [counted trials, passes], for pass^k
-    per_task: dict[int, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    per_task: dict[int, list[int]] = field(default_factory=dict)
     # ttft p50, ttft p95, duration p50, duration p95
     percentiles: tuple = (None, None, None, None)
-    # task id -> exact sums and counts of the means, in TASK_SUMS order: the means'
+    # task id -> exact sums and counts of the means, in sql.TASK_SUMS order: the means'
     # intervals are clustered by task (leaderboard.boards.intervals).
-    task_sums: dict[int, list] = field(default_factory=lambda: defaultdict(lambda: [0] * 10))
+    task_sums: dict[int, list] = field(default_factory=dict)
 
 
 def board_tasks() -> dict[int, list[str]]:
@@ -64,50 +63,31 @@ def board_tasks() -> dict[int, list[str]]:
 
 def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, AgentTotals]:
     """(board, harness, model) -> totals, optionally only for some harnesses."""
-    tasks = board_tasks()
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
-    totals: dict[AgentKey, AgentTotals] = defaultdict(AgentTotals)
-    with connection.cursor() as cursor:
-        cursor.execute(groups_query(restricted=restricted), params)
-        for row in cursor.fetchall():
-            for board in tasks.get(row[2], ()):
-                _add_group(totals[(board, row[0], row[1])], row)
+    rows = binary_rows(groups_query(restricted=restricted), params)
+    totals = {(row[0], row[1], row[2]): _entry_totals(row) for row in rows}
     for key, percentiles in latency_percentiles(harness_ids=harness_ids).items():
         if key in totals:
             totals[key].percentiles = percentiles
-    return dict(totals)
+    return totals
 
 
-def _add_group(t: AgentTotals, row: tuple) -> None:
-    (_, _, task_id, outcome, runs, cost, priced, tokens, tokened, steps, steps_n,
-     tool_calls, tool_calls_n, partial, partial_n, submitted_at, conflicted,
-     verified, ttft_sum, ttft_n, duration_sum, duration_n) = row  # fmt: skip
-    t.runs += runs
-    # Before the exclusions: an entry's infra errors are as trustworthy as its passes.
-    t.self_reported += 0 if verified else runs
-    t.latest_submission = max(filter(None, (t.latest_submission, submitted_at)))
-    if outcome == "infra_error":
-        t.infra_errors += runs
-        return
-    if conflicted:
-        t.conflict_excluded += runs
-        return
-    passes = runs if outcome == "pass" else 0
-    t.n, t.passes = t.n + runs, t.passes + passes
-    t.per_task[task_id][0] += runs
-    t.per_task[task_id][1] += passes
-    t.cost += cost or 0
-    t.unpriced += runs - priced
-    # Integer sums arrive as exact numerics (Decimal): kept as Python ints, unbounded.
-    t.tokens += int(tokens or 0)
-    t.untokened += runs - tokened
-    t.steps, t.steps_n = t.steps + int(steps or 0), t.steps_n + steps_n
-    t.tool_calls += int(tool_calls or 0)
-    t.tool_calls_n += tool_calls_n
-    t.partial, t.partial_n = t.partial + (partial or 0), t.partial_n + partial_n
-    sums = t.task_sums[task_id]
-    figures = (partial, partial_n, steps, steps_n, tool_calls, tool_calls_n,
-               ttft_sum, ttft_n, duration_sum, duration_n)  # fmt: skip
-    for position, value in enumerate(figures):
-        sums[position] += value or 0
+def _entry_totals(row: tuple) -> AgentTotals:
+    """One row of groups_query: the sums are exact numerics (Decimal) or None."""
+    (_, _, _, runs, infra_errors, conflict_excluded, n, passes, cost, priced, tokens,
+     tokened, steps, steps_n, tool_calls, tool_calls_n, partial, partial_n, latest,
+     self_reported, tasks, trials, task_passes, *task_sums) = row  # fmt: skip
+    tasks = tasks or ()
+    return AgentTotals(
+        runs=runs, infra_errors=infra_errors, conflict_excluded=conflict_excluded, n=n,
+        passes=passes, cost=cost or Decimal(0), unpriced=n - int(priced or 0),
+        # Kept as Python ints, unbounded.
+        tokens=int(tokens or 0), untokened=n - int(tokened or 0),
+        steps=int(steps or 0), steps_n=int(steps_n or 0),
+        tool_calls=int(tool_calls or 0), tool_calls_n=int(tool_calls_n or 0),
+        partial=partial or Decimal(0), partial_n=int(partial_n or 0),
+        latest_submission=latest, self_reported=self_reported,
+        per_task={task: [t, p] for task, t, p in zip(tasks, trials or (), task_passes or (), strict=True)},
+        task_sums=dict(zip(tasks, map(list, zip(*(a or () for a in task_sums), strict=True)), strict=True)),
+    )  # fmt: skip

@@ -7,6 +7,7 @@ the board builder, the API and the methodology page alike.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 
@@ -80,22 +81,24 @@ def pass_k_table(per_task: Iterable[tuple[int, int]], k_max: int = PASS_K_MAX) -
     per_task holds (counted trials n, passes c) for each task. Keys are str(k) so the
     table serialises to JSON unchanged; a k no task qualifies for is left out.
     """
-    tasks = list(per_task)
+    profiles = [_task_pass_k(n, c, k_max) for n, c in per_task]
     table: dict[str, dict] = {}
     for k in range(1, k_max + 1):
-        qualifying = [(n, c) for n, c in tasks if n >= k]
+        qualifying = [profile[k - 1] for profile in profiles if len(profile) >= k]
         if qualifying:
-            table[str(k)] = _pass_k_row(qualifying, k)
+            table[str(k)] = {
+                "value": sum(hat for hat, _ in qualifying) / len(qualifying),
+                "pass_at_k": sum(at for _, at in qualifying) / len(qualifying),
+                "tasks": len(qualifying),
+            }
     return table
 
 
-def _pass_k_row(qualifying: list[tuple[int, int]], k: int) -> dict:
-    count = len(qualifying)
-    return {
-        "value": sum(pass_hat_k(c, n, k) for n, c in qualifying) / count,
-        "pass_at_k": sum(pass_at_k(c, n, k) for n, c in qualifying) / count,
-        "tasks": count,
-    }
+# A board asks for the same few (n, c) thousands of times, and math.comb is slow.
+@functools.lru_cache(maxsize=1 << 14)
+def _task_pass_k(n: int, c: int, k_max: int) -> tuple[tuple[float, float], ...]:
+    """(pass^k, pass@k) of one task for k = 1 … min(n, k_max)."""
+    return tuple((pass_hat_k(c, n, k), pass_at_k(c, n, k)) for k in range(1, min(n, k_max) + 1))
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

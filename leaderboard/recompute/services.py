@@ -14,14 +14,17 @@ the snapshot in, so a recompute that dies leaves its requests for the next one.
 
 from __future__ import annotations
 
+import json
 import time
 from functools import partial
 
 from django.db import connection, transaction
+from django.db.models import JSONField
 from django.utils import timezone
 from psycopg import sql
 
 from ingestion.models import Harness, LanguageModel, Suite
+from ingestion.services.writers import copy_rows
 from leaderboard.boards.compute import AgentName, finish_boards, fresh_entries
 from leaderboard.boards.intervals import INTERVAL_FIELDS
 from leaderboard.boards.totals import agent_totals
@@ -169,19 +172,15 @@ def _carry_over(
 ) -> None:
     """Add the current snapshot's entries of every harness that was not recomputed."""
     kept = BoardEntry.objects.filter(board__snapshot=current).exclude(harness_id__in=recomputed)
-    for row in kept.select_related("board"):
-        by_board[row.board.slug].append(_entry_from_row(row))
+    columns = ("board__slug", "harness_name", "model_name", "harness_id", "model_id")
+    for row in kept.values(*columns, *ENTRY_FIELDS):
+        by_board[row.pop("board__slug")].append(_entry_from_row(row))
 
 
-def _entry_from_row(row: BoardEntry) -> dict:
-    entry = {f: getattr(row, f) for f in ENTRY_FIELDS}
-    entry.update(
-        harness=row.harness_name,
-        model=row.model_name,
-        harness_id=row.harness_id,
-        model_id=row.model_id,
-    )
-    return entry
+def _entry_from_row(row: dict) -> dict:
+    """A stored entry (BoardEntry values) as the figures compute.fresh_entries gives."""
+    row["harness"], row["model"] = row.pop("harness_name"), row.pop("model_name")
+    return row
 
 
 def _board_write(
@@ -190,15 +189,27 @@ def _board_write(
     board = Board.objects.create(
         snapshot=snapshot, slug=slug, title=title, position=position, entry_count=len(entries)
     )
-    BoardEntry.objects.bulk_create(
-        [_entry_row(board, position, entry) for position, entry in enumerate(entries)],
-        batch_size=1000,
-    )
+    _entries_copy([_entry_row(board, position, entry) for position, entry in enumerate(entries)])
 
 
-def _entry_row(board: Board, position: int, entry: dict) -> BoardEntry:
-    return BoardEntry(
-        board=board,
+def _entries_copy(rows: list[dict]) -> None:
+    """COPY the entries (attribute name -> value): a thousand rows through bulk_create's
+    model instances and parameters cost more than computing them (issue 14)."""
+    fields = [f for f in BoardEntry._meta.concrete_fields if not f.primary_key]
+    as_json = [isinstance(f, JSONField) for f in fields]
+
+    def values(row: dict) -> list:
+        return [
+            json.dumps(row[f.attname]) if is_json else row.get(f.attname, f.get_default())
+            for f, is_json in zip(fields, as_json, strict=True)
+        ]
+
+    copy_rows(BoardEntry._meta.db_table, [f.column for f in fields], map(values, rows))
+
+
+def _entry_row(board: Board, position: int, entry: dict) -> dict:
+    return dict(
+        board_id=board.pk,
         position=position,
         harness_id=entry["harness_id"],
         model_id=entry["model_id"],

@@ -26,10 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DATABASE = "arena"
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: takes more than 5 s (a cluster of its own)")
-
-
 @dataclass
 class ReplicaPair:
     primary: replica.Cluster

@@ -7,8 +7,9 @@ import pytest
 
 from ingestion.rollups.sketch import (
     RELATIVE_ACCURACY,
+    SMALL_GROUP_RUNS,
     ZERO_KEY,
-    LatencyAccumulator,
+    LatencyTotals,
     bucket_of,
     bucket_value,
     exact_percentile,
@@ -52,34 +53,64 @@ def test_it_sketches_percentiles_within_one_percent(q):
     assert sketched == pytest.approx(np.percentile(values, q * 100), rel=RELATIVE_ACCURACY)
 
 
+def keyed(values) -> dict:
+    counted = histogram(values)
+    keys = sorted(counted)
+    return {"keys": keys, "counts": [counted[k] for k in keys]}
+
+
 def test_it_merges_and_unmerges_histograms_exactly():
     rng = np.random.default_rng(5)
     kept, excluded = rng.lognormal(5, 1, 400), rng.lognormal(9, 1, 300)
-    accumulator = LatencyAccumulator()
+    totals = LatencyTotals()
     for part, sign in ((kept, 1), (excluded, 1), (excluded, -1)):
-        keys = sorted(histogram(part))
-        counts = [histogram(part)[k] for k in keys]
-        accumulator.add(n=len(part), keys=keys, counts=counts, values=None, sign=sign)
-    only_kept = LatencyAccumulator()
-    keys = sorted(histogram(kept))
-    only_kept.add(n=len(kept), keys=keys, counts=[histogram(kept)[k] for k in keys], values=None)
-    assert accumulator.percentiles((0.5, 0.95)) == only_kept.percentiles((0.5, 0.95))
+        totals.add("e", n=len(part), **keyed(part), values=None, sign=sign)
+    only_kept = LatencyTotals()
+    only_kept.add("e", n=len(kept), **keyed(kept), values=None)
+    assert totals.percentiles((0.5, 0.95)) == only_kept.percentiles((0.5, 0.95))
+
+
+def test_it_reads_many_entries_at_once_as_one_sketch_each():
+    rng = np.random.default_rng(11)
+    parts = {entry: rng.lognormal(4 + entry, 1, 300 + 50 * entry) for entry in range(6)}
+    totals = LatencyTotals()
+    for entry, values in parts.items():
+        half = len(values) // 2
+        totals.add(entry, n=half, **keyed(values[:half]), values=None)
+        totals.add(entry, n=len(values) - half, **keyed(values[half:]), values=None)
+    found = totals.percentiles((0.0, 0.5, 0.95, 1.0))
+    for entry, values in parts.items():
+        buckets = histogram(values)
+        assert found[entry] == tuple(sketch_percentile(buckets, q) for q in (0.0, 0.5, 0.95, 1.0))
 
 
 def test_it_stays_exact_while_every_group_kept_its_values():
-    accumulator = LatencyAccumulator()
-    accumulator.add(n=3, keys=[], counts=[], values=[1.0, 2.0, 9.0])
-    accumulator.add(n=1, keys=[], counts=[], values=[9.0], sign=-1)
-    assert accumulator.percentiles((0.5,)) == (1.5,)
+    totals = LatencyTotals()
+    totals.add("e", n=3, keys=[], counts=[], values=[1.0, 2.0, 9.0])
+    totals.add("e", n=1, keys=[], counts=[], values=[9.0], sign=-1)
+    assert totals.percentiles((0.5,)) == {"e": (1.5,)}
 
 
 def test_it_turns_to_the_sketch_when_one_group_did_not_keep_its_values():
-    accumulator = LatencyAccumulator()
-    accumulator.add(n=1, keys=[bucket_of(100.0)], counts=[1], values=[100.0])
-    accumulator.add(n=1, keys=[bucket_of(100.0)], counts=[1], values=None)
-    (p50,) = accumulator.percentiles((0.5,))
+    totals = LatencyTotals()
+    totals.add("e", n=1, keys=[bucket_of(100.0)], counts=[1], values=[100.0])
+    totals.add("e", n=1, keys=[bucket_of(100.0)], counts=[1], values=None)
+    (p50,) = totals.percentiles((0.5,))["e"]
     assert p50 == bucket_value(bucket_of(100.0)) != 100.0
 
 
-def test_it_has_no_percentile_without_values():
-    assert LatencyAccumulator().percentiles((0.5, 0.95)) == (None, None)
+def test_it_turns_to_the_sketch_past_the_small_entry_size_even_with_every_value_kept():
+    values = list(np.random.default_rng(2).lognormal(6, 1, SMALL_GROUP_RUNS + 1))
+    totals = LatencyTotals()
+    for chunk in (values[:100], values[100:]):
+        totals.add("e", n=len(chunk), **keyed(chunk), values=chunk)
+    (p50,) = totals.percentiles((0.5,))["e"]
+    assert p50 == sketch_percentile(histogram(values), 0.5) != exact_percentile(values, 0.5)
+    assert p50 == pytest.approx(exact_percentile(values, 0.5), rel=RELATIVE_ACCURACY)
+
+
+def test_it_has_no_percentile_for_an_entry_whose_runs_were_all_taken_out():
+    totals = LatencyTotals()
+    totals.add("e", n=2, keys=[1, 2], counts=[1, 1], values=[1.0, 1.02])
+    totals.add("e", n=2, keys=[1, 2], counts=[1, 1], values=[1.0, 1.02], sign=-1)
+    assert totals.percentiles((0.5, 0.95)) == {"e": (None, None)}
