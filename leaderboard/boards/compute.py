@@ -36,14 +36,16 @@ def finite(value: float | None) -> float | None:
     return value
 
 
-def entry_figures(t: AgentTotals, name: AgentName, *, seed: int = 0) -> dict:
+def entry_figures(t: AgentTotals, name: AgentName, *, pass_hat_k: dict | None = None) -> dict:
     """Every published figure of one entry except rank and the Token Saving badge;
-    seed drives the pass^k bootstrap (intervals.entry_seed)."""
-    figures = {**_figures(t, name, seed), **intervals.mean_intervals(t)}
+    `pass_hat_k` is its pass^k table when computed with the board's others (fresh_entries)."""
+    if pass_hat_k is None:
+        (pass_hat_k,) = intervals.pass_k_tables([t])
+    figures = {**_figures(t, name, pass_hat_k), **intervals.mean_intervals(t)}
     return {key: finite(value) for key, value in figures.items()}
 
 
-def _figures(t: AgentTotals, name: AgentName, seed: int) -> dict:
+def _figures(t: AgentTotals, name: AgentName, pass_hat_k: dict) -> dict:
     low, high = stats.wilson_interval(t.passes, t.n)
     cost, cost_status = stats.cost_per_success(float(t.cost), t.passes, t.unpriced > 0)
     ttft_p50, ttft_p95, duration_p50, duration_p95 = t.percentiles
@@ -65,7 +67,7 @@ def _figures(t: AgentTotals, name: AgentName, seed: int) -> dict:
         "cost_per_success": cost,
         "cost_per_success_status": cost_status,
         "tokens_per_success": stats.tokens_per_success(None if t.untokened else t.tokens, t.passes),
-        "pass_hat_k": intervals.pass_k_with_intervals(t, seed),
+        "pass_hat_k": pass_hat_k,
         "partial_score": float(t.partial / t.partial_n) if t.partial_n else None,
         "ttft_ms_p50": ttft_p50,
         "ttft_ms_p95": ttft_p95,
@@ -154,9 +156,12 @@ def fresh_entries(
 ) -> dict[str, list[dict]]:
     """Board slug -> entry figures (unordered) computed from run totals."""
     by_board: dict[str, list[dict]] = defaultdict(list)
-    for (board, harness_id, model_id), t in totals.items():
-        seed = intervals.entry_seed(board, harness_id, model_id)
-        entry = entry_figures(t, names[(harness_id, model_id)], seed=seed)
+    # Sorted: the bootstrap batches entries, and a fixed order keeps every batch the same.
+    keys = sorted(totals)
+    tables = intervals.pass_k_tables([totals[key] for key in keys])
+    for (board, harness_id, model_id), table in zip(keys, tables, strict=True):
+        t = totals[(board, harness_id, model_id)]
+        entry = entry_figures(t, names[(harness_id, model_id)], pass_hat_k=table)
         entry["harness_id"], entry["model_id"] = harness_id, model_id
         by_board[board].append(entry)
     return by_board

@@ -34,15 +34,12 @@ INTERVAL_FIELDS = (
 )  # fmt: skip
 
 
-def entry_seed(board: str, harness_id: int, model_id: int) -> int:
-    """The bootstrap seed of one entry: its identity, nothing that depends on k or runs."""
-    return bootstrap.bootstrap_seed(board, harness_id, model_id)
-
-
-def pass_k_with_intervals(t: AgentTotals, seed: int) -> dict[str, dict]:
-    """The entry's pass^k table (tasks in id order, so resamples are reproducible)."""
-    per_task = [tuple(t.per_task[task]) for task in sorted(t.per_task)]
-    return bootstrap.pass_k_table_with_intervals(per_task, seed)
+def pass_k_tables(entries: list[AgentTotals]) -> list[dict[str, dict]]:
+    """The entries' pass^k tables with their bootstrap intervals, in one batch (tasks in
+    id order, so resamples are reproducible)."""
+    return bootstrap.pass_k_tables_with_intervals(
+        [[tuple(t.per_task[task]) for task in sorted(t.per_task)] for t in entries]
+    )
 
 
 def mean_intervals(t: AgentTotals) -> dict:

@@ -119,17 +119,71 @@ def pass_k_table_with_intervals(
     if not ks:
         return table
     values, qualifies = _per_task_matrix(tasks, ks)
-    counts = resample_counts(len(tasks), seed)
+    low, high = ratio_intervals(resample_counts(len(tasks), seed), values, qualifies)
+    _fill(table, ks, low, high)
+    return table
+
+
+def task_count_seed(tasks: int) -> int:
+    """The seed of every entry with this many tasks (see pass_k_tables_with_intervals)."""
+    return bootstrap_seed("pass^k", tasks)
+
+
+# Resample means held at once: B × columns floats, about 32 MB.
+_CHUNK_VALUES = 4_000_000
+
+
+def pass_k_tables_with_intervals(
+    entries: Sequence[Sequence[tuple[int, int]]], k_max: int = stats.PASS_K_MAX
+) -> list[dict[str, dict]]:
+    """pass_k_table_with_intervals of many entries at once, each seeded by its number of
+    tasks (task_count_seed): the same runs still give the same bounds, and entries with
+    as many tasks share one matrix of resample counts, so a board's thousand entries cost
+    a few matrix products rather than a thousand draws (performance.md)."""
+    tables = [stats.pass_k_table(list(tasks), k_max) for tasks in entries]
+    by_size: dict[int, list[int]] = {}
+    for index, tasks in enumerate(entries):
+        if tables[index]:
+            by_size.setdefault(len(tasks), []).append(index)
+    for size, indices in by_size.items():
+        counts = resample_counts(size, task_count_seed(size))
+        per_chunk = max(1, _CHUNK_VALUES // (BOOTSTRAP_RESAMPLES * 2 * k_max))
+        for start in range(0, len(indices), per_chunk):
+            chunk = indices[start : start + per_chunk]
+            _fill_chunk(counts, [list(entries[i]) for i in chunk], [tables[i] for i in chunk])
+    return tables
+
+
+def _fill_chunk(counts: np.ndarray, entries: list[list], tables: list[dict]) -> None:
+    """One matrix product for every entry of the chunk (they share `counts`)."""
+    columns = [[int(k) for k in table] for table in tables]
+    parts = [_per_task_matrix(tasks, ks) for tasks, ks in zip(entries, columns, strict=True)]
+    values = np.concatenate([v for v, _ in parts], axis=1)
+    qualifies = np.concatenate([q for _, q in parts], axis=1)
     low, high = ratio_intervals(counts, values, qualifies)
+    start = 0
+    for table, ks in zip(tables, columns, strict=True):
+        width = 2 * len(ks)
+        _fill(table, ks, low[start : start + width], high[start : start + width])
+        start += width
+
+
+# Bounds are rounded to this many decimals: a matrix product's summation order may
+# depend on how many entries share it (BLAS blocking), which moved the last bit of a
+# bound between a full and an incremental recompute; no figure is shown to 12 digits.
+BOUND_DECIMALS = 12
+
+
+def _fill(table: dict, ks: list[int], low: np.ndarray, high: np.ndarray) -> None:
+    """Set the bounds of each k from the columns pass^k (ks order) then pass@k."""
     for column, k in enumerate(ks):
         row = table[str(k)]
         enough = row["tasks"] >= MIN_BOOTSTRAP_TASKS and not np.isnan(low[column])
         pass_hat, pass_at = column, len(ks) + column
-        row["low"] = float(low[pass_hat]) if enough else None
-        row["high"] = float(high[pass_hat]) if enough else None
-        row["pass_at_k_low"] = float(low[pass_at]) if enough else None
-        row["pass_at_k_high"] = float(high[pass_at]) if enough else None
-    return table
+        bounds = (low[pass_hat], high[pass_hat], low[pass_at], high[pass_at])
+        keys = ("low", "high", "pass_at_k_low", "pass_at_k_high")
+        for key, bound in zip(keys, bounds, strict=True):
+            row[key] = round(float(bound), BOUND_DECIMALS) if enough else None
 
 
 def _per_task_matrix(tasks: list[tuple[int, int]], ks: list[int]) -> tuple[np.ndarray, np.ndarray]:

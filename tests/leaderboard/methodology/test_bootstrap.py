@@ -12,13 +12,15 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap as scipy_bootstrap
 
-from leaderboard.methodology import stats
+from leaderboard.methodology import bootstrap, stats
 from leaderboard.methodology.bootstrap import (
     BOOTSTRAP_RESAMPLES,
     bootstrap_seed,
     pass_k_table_with_intervals,
+    pass_k_tables_with_intervals,
     percentile_interval,
     resample_counts,
+    task_count_seed,
 )
 
 # (counted trials n, passes c) per task: varied trial counts, so not every task
@@ -146,3 +148,21 @@ def test_it_takes_percentiles_of_complete_columns_as_numpy_does(rows):
     expected = np.percentile(values, [2.5, 97.5], axis=0)
     assert low == pytest.approx(expected[0], abs=1e-12)
     assert high == pytest.approx(expected[1], abs=1e-12)
+
+
+def test_it_gives_every_entry_of_a_batch_the_bounds_it_gets_alone():
+    rng = np.random.default_rng(4)
+    entries = [
+        [(int(n), int(rng.integers(0, n + 1))) for n in rng.integers(1, 9, size=size)]
+        for size in (5, 5, 3, 12, 5, 1, 3)
+    ]
+    batch = pass_k_tables_with_intervals(entries)
+    for tasks, table in zip(entries, batch, strict=True):
+        assert table == pass_k_table_with_intervals(tasks, task_count_seed(len(tasks)))
+
+
+def test_it_splits_a_large_batch_into_chunks_without_changing_a_bound(monkeypatch):
+    entries = [[(4, i % 5), (3, 1), (2, 2)] for i in range(9)]
+    whole = pass_k_tables_with_intervals(entries)
+    monkeypatch.setattr(bootstrap, "_CHUNK_VALUES", 1)  # one entry per matrix product
+    assert pass_k_tables_with_intervals(entries) == whole
