@@ -61,15 +61,19 @@ def board_tasks() -> dict[int, list[str]]:
     return boards
 
 
-def agent_totals(*, harness_ids: list[int] | None = None) -> dict[AgentKey, AgentTotals]:
-    """(board, harness, model) -> totals, optionally only for some harnesses."""
+def agent_totals(
+    *, harness_ids: list[int] | None = None, percentiles: bool = True
+) -> dict[AgentKey, AgentTotals]:
+    """(board, harness, model) -> totals, optionally only for some harnesses, and
+    without the latency percentiles when the caller needs only counts (effects)."""
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
     rows = binary_rows(groups_query(restricted=restricted), params)
     totals = {(row[0], row[1], row[2]): _entry_totals(row) for row in rows}
-    for key, percentiles in latency_percentiles(harness_ids=harness_ids).items():
-        if key in totals:
-            totals[key].percentiles = percentiles
+    if percentiles:
+        for key, found in latency_percentiles(harness_ids=harness_ids).items():
+            if key in totals:
+                totals[key].percentiles = found
     return totals
 
 

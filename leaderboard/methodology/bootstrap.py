@@ -14,6 +14,7 @@ bounds to the last digit.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 
@@ -63,30 +64,33 @@ def percentile_interval(
     nanpercentile loops over the columns in Python, which cost more than the bootstrap.
     """
     tail = (1 - confidence) / 2 * 100
-    valid = np.count_nonzero(~np.isnan(values), axis=0)
-    ordered = _order_statistics(values, valid, (tail, 100 - tail))
+    # One row per column, contiguous: sorting along rows is what the memory layout likes
+    # (a bootstrap of many entries has thousands of columns of a few thousand values).
+    columns = np.ascontiguousarray(values.T)
+    valid = np.count_nonzero(~np.isnan(columns), axis=1)
+    ordered = _order_statistics(columns, valid, (tail, 100 - tail))
     bounds = []
     for q in (tail, 100 - tail):
         position = np.maximum(valid - 1, 0) * (q / 100)
         below = np.floor(position).astype(np.intp)
         above = np.minimum(below + 1, np.maximum(valid - 1, 0))
         fraction = position - below
-        low_value = np.take_along_axis(ordered, below[None, :], axis=0)[0]
-        high_value = np.take_along_axis(ordered, above[None, :], axis=0)[0]
+        low_value = np.take_along_axis(ordered, below[:, None], axis=1)[:, 0]
+        high_value = np.take_along_axis(ordered, above[:, None], axis=1)[:, 0]
         bound = low_value + (high_value - low_value) * fraction
         bounds.append(np.where(valid > 0, bound, np.nan))
     return bounds[0], bounds[1]
 
 
-def _order_statistics(values: np.ndarray, valid: np.ndarray, qs: tuple) -> np.ndarray:
-    """The columns sorted far enough for the percentiles qs: fully when some value is
-    NaN (NaN sorts last), else only around the ranks needed (np.partition, cheaper)."""
-    rows = values.shape[0]
-    if rows == 0 or (valid != rows).any():
-        return np.sort(values, axis=0)
-    below = [int(np.floor((rows - 1) * (q / 100))) for q in qs]  # as percentile_interval
-    kth = sorted({rank for b in below for rank in (b, min(b + 1, rows - 1))})
-    return np.partition(values, kth, axis=0)
+def _order_statistics(columns: np.ndarray, valid: np.ndarray, qs: tuple) -> np.ndarray:
+    """Each row (a column of resamples) sorted far enough for the percentiles qs: fully
+    when some value is NaN (NaN sorts last), else only around the ranks needed."""
+    size = columns.shape[1]
+    if size == 0 or (valid != size).any():
+        return np.sort(columns, axis=1)
+    below = [int(np.floor((size - 1) * (q / 100))) for q in qs]  # as percentile_interval
+    kth = sorted({rank for b in below for rank in (b, min(b + 1, size - 1))})
+    return np.partition(columns, kth, axis=1)
 
 
 def ratio_intervals(
@@ -97,12 +101,14 @@ def ratio_intervals(
     values and qualifies are tasks × columns (one column per statistic). A resample
     that drew no qualifying task has no value for that column and is left out.
     """
-    weights = counts.astype(np.float64)
-    sums = weights @ (values * qualifies)
-    drawn = weights @ qualifies.astype(np.float64)
+    # Computed as columns × resamples (transposed below without a copy), the layout
+    # percentile_interval sorts in.
+    weights = counts.T.astype(np.float64)
+    sums = (values * qualifies).T @ weights
+    drawn = qualifies.T.astype(np.float64) @ weights
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(drawn > 0, sums / drawn, np.nan)
-    return percentile_interval(means)
+    return percentile_interval(means.T)
 
 
 def pass_k_table_with_intervals(
@@ -189,19 +195,22 @@ def _fill(table: dict, ks: list[int], low: np.ndarray, high: np.ndarray) -> None
 def _per_task_matrix(tasks: list[tuple[int, int]], ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """tasks × 2·len(ks) matrices: pass^k then pass@k per task, and whether it qualifies.
 
-    Tasks with the same (n, c) share one row: trial counts are small, so most repeat.
+    ks is always 1 … m (a pass^k table's keys). Every (n, c) is computed once per
+    process (_task_columns), and an entry's rows are picked from those by index.
     """
-    rows: dict[tuple[int, int], tuple[list[float], list[bool]]] = {}
-    for task in tasks:
-        if task not in rows:
-            rows[task] = _task_row(*task, ks)
-    values = np.array([rows[task][0] for task in tasks], dtype=np.float64)
-    qualifies = np.array([rows[task][1] for task in tasks], dtype=bool)
-    return values, qualifies
+    width = len(ks)
+    picked = [_task_columns(n, c) for n, c in tasks]
+    values = np.array([row[0] for row in picked], dtype=np.float64)
+    qualifies = np.array([row[1] for row in picked], dtype=bool)
+    keep = list(range(width)) + list(range(stats.PASS_K_MAX, stats.PASS_K_MAX + width))
+    return values[:, keep], qualifies[:, keep]
 
 
-def _task_row(n: int, c: int, ks: list[int]) -> tuple[list[float], list[bool]]:
-    pass_hat = [stats.pass_hat_k(c, n, k) if n >= k else 0.0 for k in ks]
-    pass_at = [stats.pass_at_k(c, n, k) if n >= k else 0.0 for k in ks]
-    qualifies = [n >= k for k in ks]
+@functools.lru_cache(maxsize=1 << 14)
+def _task_columns(n: int, c: int) -> tuple[tuple[float, ...], tuple[bool, ...]]:
+    """pass^k for k = 1 … PASS_K_MAX, then pass@k, 0 where n < k; and n >= k twice."""
+    ks = range(1, stats.PASS_K_MAX + 1)
+    pass_hat = tuple(stats.pass_hat_k(c, n, k) if n >= k else 0.0 for k in ks)
+    pass_at = tuple(stats.pass_at_k(c, n, k) if n >= k else 0.0 for k in ks)
+    qualifies = tuple(n >= k for k in ks)
     return pass_hat + pass_at, qualifies + qualifies
