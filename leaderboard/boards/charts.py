@@ -106,23 +106,41 @@ def _forest_trace(
     entries: Sequence[EntryLike], labels: list[str], shown: list[EntryLike], colour: str, name: str
 ) -> dict:
     label_of = {id(e): label for e, label in zip(shown, labels, strict=True)}
+    return interval_trace(
+        name=name,
+        points=[(e.pass_rate, e.wilson_low, e.wilson_high) for e in entries],
+        labels=[label_of[id(e)] for e in entries],
+        hover=[_interval_hover(e) for e in entries],
+        colour=colour,
+    )
+
+
+def interval_trace(
+    *,
+    name: str,
+    points: Sequence[tuple[float, float, float]],
+    labels: Sequence[str],
+    hover: Sequence[str],
+    colour: str,
+) -> dict:
+    """A forest plot's trace: each (value, low, high) a dot on its row with its interval."""
     return {
         "type": "scatter",
         "mode": "markers",
         "name": name,
-        "x": [e.pass_rate for e in entries],
-        "y": [label_of[id(e)] for e in entries],
+        "x": [value for value, _, _ in points],
+        "y": list(labels),
         "error_x": {
             "type": "data",
             "symmetric": False,
-            "array": [e.wilson_high - e.pass_rate for e in entries],
-            "arrayminus": [e.pass_rate - e.wilson_low for e in entries],
+            "array": [high - value for value, _, high in points],
+            "arrayminus": [value - low for value, low, _ in points],
             "color": colour,
             "thickness": 2,
             "width": 0,
         },
         "marker": {"color": colour, "size": 7},
-        "hovertext": [_interval_hover(e) for e in entries],
+        "hovertext": list(hover),
         "hoverinfo": "text",
     }
 

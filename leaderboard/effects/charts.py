@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from leaderboard.boards.charts import CONFIG, GRID, RANKED_COLOUR, ROW_HEIGHT_PX, UNRANKED_COLOUR
+from leaderboard.boards.charts import (
+    CONFIG,
+    GRID,
+    RANKED_COLOUR,
+    ROW_HEIGHT_PX,
+    UNRANKED_COLOUR,
+    interval_trace,
+)
 from leaderboard.effects.formatting import effect_interval_text
 
 # More rows than this stop being readable; the table has every one.
@@ -21,25 +28,13 @@ def effects_forest(effects: Sequence[Any], *, title: str) -> dict | None:
     labels = [e.name for e in drawable]
     estimated = [e for e in drawable if e.low is not None]
     data = [
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": "effect",
-            "x": [e.odds_ratio for e in estimated],
-            "y": [e.name for e in estimated],
-            "error_x": {
-                "type": "data",
-                "symmetric": False,
-                "array": [e.odds_ratio_high - e.odds_ratio for e in estimated],
-                "arrayminus": [e.odds_ratio - e.odds_ratio_low for e in estimated],
-                "color": RANKED_COLOUR,
-                "thickness": 2,
-                "width": 0,
-            },
-            "marker": {"color": RANKED_COLOUR, "size": 7},
-            "hovertext": [f"{e.name}<br>{effect_interval_text(e)}" for e in estimated],
-            "hoverinfo": "text",
-        },
+        interval_trace(
+            name="effect",
+            points=[(e.odds_ratio, e.odds_ratio_low, e.odds_ratio_high) for e in estimated],
+            labels=[e.name for e in estimated],
+            hover=[f"{e.name}<br>{effect_interval_text(e)}" for e in estimated],
+            colour=RANKED_COLOUR,
+        ),
         {
             "type": "scatter",
             "mode": "markers",

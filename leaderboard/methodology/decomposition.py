@@ -57,19 +57,13 @@ class Cell:
     trials: int
 
 
-@dataclass(frozen=True)
-class Effect:
-    """One harness's (or model's) effect relative to the reference, in log-odds."""
+class OddsRatios:
+    """Odds ratios of a log-odds `estimate` and its bounds `low`, `high`: derived, never
+    stored (shared by Effect and the stored BoardEffect)."""
 
-    key: Key
-    tasks: int
-    runs: int
-    is_reference: bool = False
-    estimate: float | None = None
-    std_error: float | None = None
-    low: float | None = None
-    high: float | None = None
-    thin_reason: str | None = None
+    estimate: float | None
+    low: float | None
+    high: float | None
 
     @property
     def odds_ratio(self) -> float | None:
@@ -82,6 +76,21 @@ class Effect:
     @property
     def odds_ratio_high(self) -> float | None:
         return _exp(self.high)
+
+
+@dataclass(frozen=True)
+class Effect(OddsRatios):
+    """One harness's (or model's) effect relative to the reference, in log-odds."""
+
+    key: Key
+    tasks: int
+    runs: int
+    is_reference: bool = False
+    estimate: float | None = None
+    std_error: float | None = None
+    low: float | None = None
+    high: float | None = None
+    thin_reason: str | None = None
 
 
 @dataclass(frozen=True)

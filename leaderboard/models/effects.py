@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 from django.db import models
 
+from leaderboard.methodology.decomposition import OddsRatios
 from leaderboard.models.snapshots import Board
 
 
@@ -35,7 +34,7 @@ class EffectKind(models.TextChoices):
     MODEL = "model"
 
 
-class BoardEffect(models.Model):
+class BoardEffect(OddsRatios, models.Model):
     """One harness's (or model's) effect on a board, relative to the reference, as a
     log-odds difference with its 95% Wald interval; null figures with a `thin_reason`
     when it cannot be separated."""
@@ -65,20 +64,3 @@ class BoardEffect(models.Model):
     @property
     def thin_reason_or_none(self) -> str | None:
         return self.thin_reason or None
-
-    # Odds ratios are the log-odds figures exponentiated: derived, so never stored.
-    @property
-    def odds_ratio(self) -> float | None:
-        return _exp(self.estimate)
-
-    @property
-    def odds_ratio_low(self) -> float | None:
-        return _exp(self.low)
-
-    @property
-    def odds_ratio_high(self) -> float | None:
-        return _exp(self.high)
-
-
-def _exp(value: float | None) -> float | None:
-    return None if value is None else math.exp(value)
