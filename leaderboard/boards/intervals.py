@@ -10,19 +10,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from leaderboard.boards.sql import TASK_SUMS
 from leaderboard.boards.totals import AgentTotals
 from leaderboard.methodology import bootstrap, uncertainty
 
-# The order of AgentTotals.task_sums: (sum, count) per figure, as totals._add_group
-# adds them up.
-TASK_SUMS = ("partial", "steps", "tool_calls", "ttft", "duration")
-# Published figure -> the task sums it is the mean of.
+# Published figure -> the task sum and count it is the mean of (columns of
+# sql.TASK_SUMS, the order of AgentTotals.task_sums).
 MEANS = {
-    "partial_score": "partial",
-    "mean_steps": "steps",
-    "mean_tool_calls": "tool_calls",
-    "ttft_ms_mean": "ttft",
-    "duration_s_mean": "duration",
+    "partial_score": ("partial", "partial_n"),
+    "mean_steps": ("steps", "steps_n"),
+    "mean_tool_calls": ("tool_calls", "tool_calls_n"),
+    "ttft_ms_mean": ("ttft_sum", "ttft_n"),
+    "duration_s_mean": ("duration_sum", "duration_n"),
 }
 # The fields these intervals add to an entry (BoardEntry columns; carried over as is by
 # the incremental recompute, leaderboard.recompute.services).
@@ -47,14 +46,14 @@ def mean_intervals(t: AgentTotals) -> dict:
     (the other means are published from the exact totals already)."""
     tasks = [t.task_sums[task] for task in sorted(t.task_sums)]
     figures: dict = {}
-    for name, source in MEANS.items():
-        position = 2 * TASK_SUMS.index(source)
-        sums = [float(row[position]) for row in tasks]
-        counts = [row[position + 1] for row in tasks]
+    for name, columns in MEANS.items():
+        total, count = (TASK_SUMS.index(column) for column in columns)
+        sums = [float(row[total]) for row in tasks]
+        counts = [row[count] for row in tasks]
         _, low, high = uncertainty.task_clustered_mean(sums, counts)
         figures[f"{name}_low"], figures[f"{name}_high"] = _clamped(name, low, high)
-    figures["ttft_ms_mean"] = _exact_mean(tasks, 2 * TASK_SUMS.index("ttft"))
-    figures["duration_s_mean"] = _exact_mean(tasks, 2 * TASK_SUMS.index("duration"))
+    for name in ("ttft_ms_mean", "duration_s_mean"):
+        figures[name] = _exact_mean(tasks, *(TASK_SUMS.index(c) for c in MEANS[name]))
     return figures
 
 
@@ -67,12 +66,12 @@ def _clamped(name: str, low: float | None, high: float | None) -> tuple:
     return (max(low, 0.0), min(high, top))
 
 
-def _exact_mean(tasks: list[list], position: int) -> float | None:
+def _exact_mean(tasks: list[list], total: int, count: int) -> float | None:
     # Exact numeric sums from the rollups: the published mean is correctly rounded once.
-    count = sum(row[position + 1] for row in tasks)
-    if not count:
+    runs = sum(row[count] for row in tasks)
+    if not runs:
         return None
-    return float(sum((Decimal(row[position]) for row in tasks), Decimal(0)) / count)
+    return float(sum((Decimal(row[total]) for row in tasks), Decimal(0)) / runs)
 
 
 def rank_ranges(ranked: list[dict]) -> None:

@@ -127,15 +127,8 @@ _LATENCY_CORRECTIONS = """
       {and_where}
 """
 
-# Task id, its suite's board, and whether it counts on Overall and on Coding.
-BOARD_TASKS_SQL = sql.SQL("""
-    SELECT t.id, s.slug || '-' || s.version, s.in_overall, cat.coding AND s.in_coding
-    FROM ingestion_task t
-    JOIN ingestion_suite s ON s.id = t.suite_id
-    JOIN ingestion_category cat ON cat.id = t.category_id
-    WHERE t.approved AND s.official
-""")
-# The same as (task id, board) rows, one per board the task counts on.
+# (task id, board) of every approved task of an official suite, one row per board it
+# counts on: its suite's, Overall and Coding as far as the suite joins them.
 _BOARD_TASKS_CTE = """
     board_tasks AS (
         SELECT t.id AS task_id, b.board
@@ -168,9 +161,7 @@ def groups_query(*, restricted: bool) -> sql.Composed:
     (board, harness, model); restricted adds one parameter, the list of harness ids."""
     return sql.SQL(_GROUPS).format(
         excluded_pairs=EXCLUDED_PAIRS,
-        board_tasks=sql.SQL(_BOARD_TASKS_CTE).format(
-            overall=sql.Literal(OVERALL_BOARD), coding=sql.Literal(CODING_BOARD)
-        ),
+        board_tasks=_board_tasks_cte(),
         counted_sums=sql.SQL(", ").join(
             sql.SQL("sum(g.{c}) FILTER (WHERE g.counted) AS {c}").format(c=sql.Identifier(c))
             for c in dict.fromkeys(COUNTED_SUMS + TASK_SUMS)
@@ -213,6 +204,17 @@ def latency_corrections_query(*, restricted: bool) -> sql.Composed:
         infra_error=sql.Literal(INFRA_ERROR),
         and_where=_harness_filter(restricted=restricted, keyword="AND"),
     )
+
+
+def _board_tasks_cte() -> sql.Composed:
+    return sql.SQL(_BOARD_TASKS_CTE).format(
+        overall=sql.Literal(OVERALL_BOARD), coding=sql.Literal(CODING_BOARD)
+    )
+
+
+def board_tasks_query() -> sql.Composed:
+    """(task id, board) rows: the boards every task counts on."""
+    return sql.SQL("WITH {} SELECT task_id, board FROM board_tasks").format(_board_tasks_cte())
 
 
 def excluded_tasks_query() -> sql.Composed:

@@ -7,6 +7,7 @@ its task belongs to. The figures themselves are computed from these totals in `c
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -14,7 +15,7 @@ from decimal import Decimal
 from django.db import connection
 
 from leaderboard.boards.latency import AgentKey, latency_percentiles, task_boards
-from leaderboard.boards.sql import BOARD_TASKS_SQL, binary_rows, groups_query
+from leaderboard.boards.sql import binary_rows, board_tasks_query, groups_query
 
 __all__ = ["AgentKey", "AgentTotals", "agent_totals", "board_tasks", "task_boards"]
 
@@ -51,14 +52,13 @@ class AgentTotals:
 
 
 def board_tasks() -> dict[int, list[str]]:
-    """Task id -> the boards it counts on (approved tasks of official suites only): its
-    suite's board, and Overall and Coding as far as the suite joins them."""
-    boards: dict[int, list[str]] = {}
+    """Task id -> the boards it counts on (approved tasks of official suites only)."""
+    boards: dict[int, list[str]] = defaultdict(list)
     with connection.cursor() as cursor:
-        cursor.execute(BOARD_TASKS_SQL)
-        for task_id, suite_board, overall, coding in cursor.fetchall():
-            boards[task_id] = task_boards(suite_board, overall=overall, coding=coding)
-    return boards
+        cursor.execute(board_tasks_query())
+        for task_id, board in cursor.fetchall():
+            boards[task_id].append(board)
+    return dict(boards)
 
 
 def agent_totals(

@@ -214,8 +214,9 @@ def _per_task_matrix(tasks: list[tuple[int, int]], ks: list[int]) -> tuple[np.nd
 @functools.lru_cache(maxsize=1 << 14)
 def _task_columns(n: int, c: int) -> tuple[tuple[float, ...], tuple[bool, ...]]:
     """pass^k for k = 1 … PASS_K_MAX, then pass@k, 0 where n < k; and n >= k twice."""
-    ks = range(1, stats.PASS_K_MAX + 1)
-    pass_hat = tuple(stats.pass_hat_k(c, n, k) if n >= k else 0.0 for k in ks)
-    pass_at = tuple(stats.pass_at_k(c, n, k) if n >= k else 0.0 for k in ks)
-    qualifies = tuple(n >= k for k in ks)
+    profile = stats.task_pass_k(n, c)
+    padding = (0.0,) * (stats.PASS_K_MAX - len(profile))
+    pass_hat = tuple(hat for hat, _ in profile) + padding
+    pass_at = tuple(at for _, at in profile) + padding
+    qualifies = tuple(n >= k for k in range(1, stats.PASS_K_MAX + 1))
     return pass_hat + pass_at, qualifies + qualifies

@@ -81,7 +81,7 @@ def pass_k_table(per_task: Iterable[tuple[int, int]], k_max: int = PASS_K_MAX) -
     per_task holds (counted trials n, passes c) for each task. Keys are str(k) so the
     table serialises to JSON unchanged; a k no task qualifies for is left out.
     """
-    profiles = [_task_pass_k(n, c, k_max) for n, c in per_task]
+    profiles = [task_pass_k(n, c)[:k_max] for n, c in per_task]
     table: dict[str, dict] = {}
     for k in range(1, k_max + 1):
         qualifying = [profile[k - 1] for profile in profiles if len(profile) >= k]
@@ -96,9 +96,11 @@ def pass_k_table(per_task: Iterable[tuple[int, int]], k_max: int = PASS_K_MAX) -
 
 # A board asks for the same few (n, c) thousands of times, and math.comb is slow.
 @functools.lru_cache(maxsize=1 << 14)
-def _task_pass_k(n: int, c: int, k_max: int) -> tuple[tuple[float, float], ...]:
-    """(pass^k, pass@k) of one task for k = 1 … min(n, k_max)."""
-    return tuple((pass_hat_k(c, n, k), pass_at_k(c, n, k)) for k in range(1, min(n, k_max) + 1))
+def task_pass_k(n: int, c: int) -> tuple[tuple[float, float], ...]:
+    """(pass^k, pass@k) of one task for k = 1 … min(n, PASS_K_MAX)."""
+    return tuple(
+        (pass_hat_k(c, n, k), pass_at_k(c, n, k)) for k in range(1, min(n, PASS_K_MAX) + 1)
+    )
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
