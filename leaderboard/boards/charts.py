@@ -28,7 +28,7 @@ CONFIG = {"displayModeBar": False, "responsive": True}
 GRID = "rgba(128,128,128,0.25)"
 
 
-def _axis(**extra: Any) -> dict:
+def axis(**extra: Any) -> dict:
     return {"gridcolor": GRID, "zerolinecolor": GRID, "linecolor": GRID, **extra}
 
 
@@ -50,7 +50,7 @@ def agent_label(entry: EntryLike) -> str:
     return f"{entry.harness_name} {entry.harness_version} · {entry.model_name}"
 
 
-def _base_layout(**extra: Any) -> dict:
+def base_layout(**extra: Any) -> dict:
     layout = {
         "margin": {"l": 10, "r": 24, "t": 10, "b": 40},
         "paper_bgcolor": "rgba(0,0,0,0)",
@@ -63,7 +63,7 @@ def _base_layout(**extra: Any) -> dict:
     return layout
 
 
-def _figure(data: list[dict], layout: dict) -> dict:
+def figure(data: list[dict], layout: dict) -> dict:
     return {"data": data, "layout": layout, "config": CONFIG}
 
 
@@ -91,15 +91,15 @@ def forest_plot(entries: Iterable[EntryLike], max_rows: int = FOREST_MAX_ROWS) -
             [e for e in shown if e.rank is None], labels, shown, UNRANKED_COLOUR, "not ranked"
         ),
     ]
-    layout = _base_layout(
+    layout = base_layout(
         height=max(160, 60 + ROW_HEIGHT_PX * len(shown)),
         # A hair past both ends so the 0% and 100% ticks are drawn.
-        xaxis=_axis(range=[-0.01, 1.01], tickformat=".0%", dtick=0.2, zeroline=False,
+        xaxis=axis(range=[-0.01, 1.01], tickformat=".0%", dtick=0.2, zeroline=False,
                     title={"text": "Pass rate, 95% interval"}),
-        yaxis=_axis(autorange="reversed", automargin=True, type="category",
+        yaxis=axis(autorange="reversed", automargin=True, type="category",
                     categoryorder="array", categoryarray=labels),
     )  # fmt: skip
-    return ForestPlot(_figure(data, layout), shown=len(shown), omitted=len(drawable) - len(shown))
+    return ForestPlot(figure(data, layout), shown=len(shown), omitted=len(drawable) - len(shown))
 
 
 def _forest_trace(
@@ -226,15 +226,15 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
             "hoverinfo": "text",
         },
     ]
-    layout = _base_layout(
+    layout = base_layout(
         height=320,
         # Ticks at 1, 2 and 5 of each decade, in dollars: "$0.05", "$2".
-        xaxis=_axis(type="log", dtick="D2", tickformat="$.2~g",
+        xaxis=axis(type="log", dtick="D2", tickformat="$.2~g",
                     title={"text": "Cost per success (USD, log scale)"}),
-        yaxis=_axis(range=[0, 1.02], tickformat=".0%", title={"text": "Pass rate"}),
+        yaxis=axis(range=[0, 1.02], tickformat=".0%", title={"text": "Pass rate"}),
     )  # fmt: skip
     layout["margin"]["l"] = 50
-    return CostPlot(_figure(data, layout), not_plotted)
+    return CostPlot(figure(data, layout), not_plotted)
 
 
 def _has_cost(entry: EntryLike) -> bool:
@@ -284,15 +284,15 @@ def pass_k_curve(pass_hat_k: dict | None) -> dict:
     ]
     # The bootstrap band of pass^k (issue 12) under both lines, where it was computed.
     data = _pass_k_band([row for row in rows if row.low is not None]) + data
-    layout = _base_layout(
+    layout = base_layout(
         height=280,
         showlegend=True,
         legend={"orientation": "h", "y": -0.3},
-        xaxis=_axis(title={"text": "k (trials)"}, dtick=1, range=[0.7, 8.3]),
-        yaxis=_axis(range=[0, 1.02], tickformat=".0%"),
+        xaxis=axis(title={"text": "k (trials)"}, dtick=1, range=[0.7, 8.3]),
+        yaxis=axis(range=[0, 1.02], tickformat=".0%"),
     )
     layout["margin"].update({"l": 50, "b": 80})
-    return _figure(data, layout)
+    return figure(data, layout)
 
 
 def _pass_k_band(rows: list) -> list[dict]:

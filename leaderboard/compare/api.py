@@ -6,12 +6,16 @@ leaderboard.compare.payload. Whatever cannot be compared answers 400 {"detail": 
 
 from __future__ import annotations
 
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.http_cache import versioned_response
+from leaderboard.boards.api import JSON
 from leaderboard.compare.compute import (
     CompareError,
     benchmark_comparison,
@@ -20,6 +24,7 @@ from leaderboard.compare.compute import (
 )
 from leaderboard.compare.params import CompareParams
 from leaderboard.compare.payload import benchmark_payload, signal_payload
+from leaderboard.page_cache import current_snapshot_id
 from leaderboard.terms import DataTermsLinkMixin
 
 
@@ -146,14 +151,32 @@ class CompareApi(DataTermsLinkMixin, APIView):
             400: OpenApiResponse(description="nothing to compare: {detail} says why"),
         },
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response | HttpResponse:
         params = CompareParams.from_query(request.query_params)
         try:
-            if params.signals:
-                body = signal_payload(signal_comparison(params.a, params.b))
-            else:
-                board, _ = board_for(params.board)
-                body = benchmark_payload(benchmark_comparison(board, params.a, params.b))
+            if request.accepted_renderer.format != "json":  # the browsable API
+                return Response(_comparison_body(params))
+            # The same for everyone until the next snapshot, keyed on the parameters
+            # as parsed; a comparison that cannot be made raises before anything is cached.
+            return versioned_response(
+                request,
+                version=current_snapshot_id(),
+                key=f"api compare {params.querystring()}",
+                content_type=JSON,
+                build=lambda: HttpResponse(
+                    JSONRenderer().render(_comparison_body(params)), content_type=JSON
+                ),
+                public=True,
+                vary=("Accept",),
+            )
         except CompareError as error:
             return Response({"detail": str(error)}, status=400)
-        return Response(body)
+
+
+def _comparison_body(params: CompareParams) -> dict:
+    if params.signals:
+        return signal_payload(signal_comparison(params.a, params.b))
+    board, _ = board_for(params.board)
+    return benchmark_payload(
+        benchmark_comparison(board, params.a, params.b, requested=params.board)
+    )

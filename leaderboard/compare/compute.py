@@ -17,6 +17,7 @@ from leaderboard.boards.selectors import current_boards, pick_board
 from leaderboard.compare import selectors
 from leaderboard.compare.keys import AgentRef, entry_ref, parse_agent_key
 from leaderboard.methodology import paired, two_sample
+from leaderboard.methodology.bootstrap import bootstrap_seed
 from leaderboard.models import Board, BoardEntry, SignalEntry
 from leaderboard.signalboard.formatting import p_value
 
@@ -63,15 +64,27 @@ class BenchmarkComparison:
 
 
 def board_for(slug: str) -> tuple[Board | None, list[Board]]:
-    """The current board of a slug (None when unknown) and every current board."""
+    """The current board of a slug (the headline board when none is given; None when
+    unknown) and every current board: the page and the API read the same one."""
     boards = current_boards()
-    return (pick_board(boards, slug) if slug else None), boards
+    return pick_board(boards, slug or None), boards
 
 
-def benchmark_comparison(board: Board | None, a_key: str, b_key: str) -> BenchmarkComparison:
+def benchmark_comparison(
+    board: Board | None,
+    a_key: str,
+    b_key: str,
+    *,
+    requested: str = "",
+    entries: list[BoardEntry] | None = None,
+) -> BenchmarkComparison:
+    """`requested` is the board slug asked for (named when unknown); `entries` the
+    board's entries when the caller has read them already."""
     if board is None:
+        if requested:
+            raise CompareError(f"No board {requested[:200]!r} in the current snapshot.")
         raise CompareError("Pick a board of the current snapshot.")
-    entries = selectors.board_entries(board)
+    entries = selectors.board_entries(board) if entries is None else entries
     a_entry = _entry(entries, a_key, "A", board)
     b_entry = _entry(entries, b_key, "B", board)
     if a_entry.pk == b_entry.pk:
@@ -86,7 +99,7 @@ def benchmark_comparison(board: Board | None, a_key: str, b_key: str) -> Benchma
         )
     a_ref, b_ref = entry_ref(a_entry), entry_ref(b_entry)
     # Ordered by key text, so that A-B and B-A draw the same tasks (a mirrored interval).
-    seed = paired.comparison_seed(board.slug, *sorted((a_ref.text, b_ref.text)))
+    seed = bootstrap_seed(board.slug, *sorted((a_ref.text, b_ref.text)))
     result = paired.paired_comparison(a_map, b_map, seed=seed)
     rows = sorted(
         (_task_row(tasks[task], a_map[task], b_map[task]) for task in shared),
@@ -190,8 +203,11 @@ def signal_models() -> tuple[Any, list[SignalEntry]]:
     return selectors.composite_signal_entries()
 
 
-def signal_comparison(a_model: str, b_model: str) -> SignalComparison:
-    computed_at, entries = signal_models()
+def signal_comparison(
+    a_model: str, b_model: str, *, models: tuple[Any, list[SignalEntry]] | None = None
+) -> SignalComparison:
+    """`models` is signal_models() when the caller has read it already."""
+    computed_at, entries = signal_models() if models is None else models
     if not entries:
         raise CompareError("No signal board has been computed yet.")
     a = _signal_entry(entries, a_model, "A")

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet, Value
-from django.db.models.functions import Concat
+from django.db.models import Q, QuerySet
 
 from ingestion.models import Outcome, Run, Submission
 from leaderboard.boards.selectors import excluded_task_ids
+from leaderboard.boards.totals import board_tasks
 from leaderboard.compare.keys import AgentRef, entry_ref
 from leaderboard.methodology.paired import Trials
 from leaderboard.models import Board, BoardEntry, SignalEntry
@@ -56,29 +56,22 @@ class AgentTrials:
 
 
 def _board_runs(slug: str) -> QuerySet[Run]:
-    """Counted runs (before the conflict rule) of tasks that count on this board."""
-    runs = Run.objects.filter(
-        submission__status=Submission.Status.INGESTED,
-        task__approved=True,
-        task__suite__official=True,
+    """Counted runs (before the conflict rule) of tasks that count on this board, by the
+    boards' own rule (leaderboard.boards.sql.board_tasks_query)."""
+    tasks = [task for task, boards in board_tasks().items() if slug in boards]
+    return Run.objects.filter(
+        submission__status=Submission.Status.INGESTED, task_id__in=tasks
     ).exclude(outcome=Outcome.INFRA_ERROR)
-    # The boards' own mapping (leaderboard.boards.latency.task_boards): Overall and
-    # Coding by the suite's flags, else the suite's own board "<slug>-<version>".
-    if slug == "overall":
-        return runs.filter(task__suite__in_overall=True)
-    if slug == "coding":
-        return runs.filter(task__suite__in_coding=True, task__category__coding=True)
-    suite_board = Concat("task__suite__slug", Value("-"), "task__suite__version")
-    return runs.alias(suite_board=suite_board).filter(suite_board=slug)
 
 
 def agents_trials(
     slug: str, a: BoardEntry, b: BoardEntry
 ) -> tuple[AgentTrials, AgentTrials, dict[int, TaskInfo]]:
     """Both agents' counted trials on the board, and the tasks they ran."""
+    # Once per harness: two models of one harness is the common comparison.
     excluded = {
-        a.harness_id: excluded_task_ids(a.harness),
-        b.harness_id: excluded_task_ids(b.harness),
+        h.pk: excluded_task_ids(h)
+        for h in {a.harness_id: a.harness, b.harness_id: b.harness}.values()
     }
     pick = Q(harness_id=a.harness_id, model_id=a.model_id) | Q(
         harness_id=b.harness_id, model_id=b.model_id

@@ -22,7 +22,6 @@ from leaderboard.compare.keys import entry_ref
 from leaderboard.compare.params import CompareParams
 from leaderboard.compare.selectors import board_entries
 from leaderboard.methodology import paired
-from leaderboard.models import Board
 from leaderboard.page_cache import current_snapshot_id
 
 TEMPLATE = "leaderboard/compare.html"
@@ -67,9 +66,8 @@ def page_context(params: CompareParams) -> dict[str, Any]:
 
 def _benchmark_context(params: CompareParams) -> dict[str, Any]:
     board, boards = compute.board_for(params.board)
-    if board is None and not params.board and boards:
-        board = boards[0]  # the headline board, as on the home page
-    options = _agent_options(board) if board is not None else []
+    entries = board_entries(board) if board is not None else []
+    options = [{"value": entry_ref(e).text, "label": _option_label(e)} for e in entries]
     context: dict[str, Any] = {
         "boards": boards,
         "board": board,
@@ -79,22 +77,15 @@ def _benchmark_context(params: CompareParams) -> dict[str, Any]:
     if params.is_empty:
         return context
     try:
-        comparison = compute.benchmark_comparison(board, params.a, params.b)
+        comparison = compute.benchmark_comparison(
+            board, params.a, params.b, requested=params.board, entries=entries
+        )
     except compute.CompareError as error:
         context["error"] = str(error)
-        if board is None and params.board:
-            context["error"] = f"No board {params.board[:200]!r} in the current snapshot."
         return context
     context["comparison"] = comparison
     context["groups"] = compute.suite_groups(comparison.rows)
     return context
-
-
-def _agent_options(board: Board) -> list[dict[str, Any]]:
-    return [
-        {"value": entry_ref(entry).text, "label": _option_label(entry)}
-        for entry in board_entries(board)
-    ]
 
 
 def _option_label(entry: Any) -> str:
@@ -103,7 +94,8 @@ def _option_label(entry: Any) -> str:
 
 
 def _signal_context(params: CompareParams) -> dict[str, Any]:
-    computed_at, entries = compute.signal_models()
+    models = compute.signal_models()
+    computed_at, entries = models
     context: dict[str, Any] = {
         "models": [entry.model_name for entry in entries],
         "signal_computed_at": computed_at,
@@ -112,7 +104,7 @@ def _signal_context(params: CompareParams) -> dict[str, Any]:
     if params.is_empty:
         return context
     try:
-        context["signal"] = compute.signal_comparison(params.a, params.b)
+        context["signal"] = compute.signal_comparison(params.a, params.b, models=models)
     except compute.CompareError as error:
         context["error"] = str(error)
     return context

@@ -7,17 +7,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboard.boards.charts import (
-    CONFIG,
-    GRID,
+    FOREST_MAX_ROWS,
     RANKED_COLOUR,
     ROW_HEIGHT_PX,
     UNRANKED_COLOUR,
+    axis,
+    base_layout,
+    figure,
     interval_trace,
 )
 from leaderboard.effects.formatting import effect_interval_text
 
 # More rows than this stop being readable; the table has every one.
-MAX_ROWS = 40
+MAX_ROWS = FOREST_MAX_ROWS
 
 
 def effects_forest(effects: Sequence[Any], *, title: str) -> dict | None:
@@ -46,23 +48,13 @@ def effects_forest(effects: Sequence[Any], *, title: str) -> dict | None:
             "hoverinfo": "text",
         },
     ]
-    layout = {
-        "height": max(160, 60 + ROW_HEIGHT_PX * len(drawable)),
-        "margin": {"l": 10, "r": 24, "t": 10, "b": 40},
-        "paper_bgcolor": "rgba(0,0,0,0)",
-        "plot_bgcolor": "rgba(0,0,0,0)",
-        "font": {"size": 12},
-        "showlegend": False,
-        "hoverlabel": {"align": "left"},
-        "xaxis": _axis(type="log", title={"text": title}),
-        "yaxis": _axis(autorange="reversed", automargin=True, type="category",
-                       categoryorder="array", categoryarray=labels),
+    layout = base_layout(
+        height=max(160, 60 + ROW_HEIGHT_PX * len(drawable)),
+        xaxis=axis(type="log", title={"text": title}),
+        yaxis=axis(autorange="reversed", automargin=True, type="category",
+                   categoryorder="array", categoryarray=labels),
         # The reference line: odds ratio 1, no difference.
-        "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1,
-                    "y0": 0, "y1": 1, "line": {"color": UNRANKED_COLOUR, "width": 1, "dash": "dot"}}],
-    }  # fmt: skip
-    return {"data": data, "layout": layout, "config": CONFIG}
-
-
-def _axis(**extra: Any) -> dict:
-    return {"gridcolor": GRID, "zerolinecolor": GRID, "linecolor": GRID, **extra}
+        shapes=[{"type": "line", "xref": "x", "yref": "paper", "x0": 1, "x1": 1,
+                 "y0": 0, "y1": 1, "line": {"color": UNRANKED_COLOUR, "width": 1, "dash": "dot"}}],
+    )  # fmt: skip
+    return figure(data, layout)

@@ -78,17 +78,16 @@ def _cells_from_totals(totals: dict[AgentKey, AgentTotals]) -> dict[str, list[Ce
 
 
 def _labels(entries: dict[str, list[dict]]) -> dict[tuple[str, int], str]:
-    """Display names of every harness and model on any board (one query, for the
-    independent runs, whose name and version equal the maintainers')."""
+    """Display names of every harness (as Harness names itself, one query) and model on
+    any board."""
     labels: dict[tuple[str, int], str] = {}
     for board_entries in entries.values():
         for e in board_entries:
-            labels[("harness", e["harness_id"])] = f"{e['harness']} {e['harness_version']}"
             labels[("model", e["model_id"])] = e["model"]
+            labels[("harness", e["harness_id"])] = ""
     harness_ids = [key for side, key in labels if side == "harness"]
-    independent = Harness.objects.filter(pk__in=harness_ids, independent_by__isnull=False)
-    for harness in independent.select_related("independent_by"):
-        labels[("harness", harness.pk)] += f" (independent run by {harness.independent_by})"
+    for harness in Harness.objects.filter(pk__in=harness_ids).select_related("independent_by"):
+        labels[("harness", harness.pk)] = str(harness)
     return labels
 
 

@@ -10,7 +10,6 @@ sign test over tasks. The bootstrap is seeded from the comparison itself, so a r
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,13 +36,6 @@ A_BETTER, B_BETTER, NO_DIFFERENCE = "a", "b", "none"
 # One agent's counted trials of one task: (trial number, passed), one per run. A trial
 # number may repeat (two submissions of the same trial): then no trial pairing exists.
 Trials = Sequence[tuple[int, bool]]
-
-
-def comparison_seed(*parts: str) -> int:
-    """A seed from the comparison's own names: the same on every process and reload
-    (Python's hash() is salted per process, so it cannot be used)."""
-    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 def bootstrap_mean_interval(

@@ -54,7 +54,7 @@ def test_it_gives_the_same_interval_on_every_request_and_mirrors_it_on_a_swap(cl
         ({"board": BOARD, "a": "just-a-name", "b": BETA}, "is not written as"),
         ({"board": BOARD, "a": "Nobody/1/m", "b": BETA}, "is not on Terminal-Bench"),
         ({"board": BOARD, "a": ALPHA, "b": ALPHA}, "the same agent"),
-        ({"board": "no-such-board", "a": ALPHA, "b": BETA}, "Pick a board"),
+        ({"board": "no-such-board", "a": ALPHA, "b": BETA}, "No board 'no-such-board'"),
         ({"board": BOARD, "a": ALPHA, "b": "Gamma/1.0.0/m"}, "no counted task in common"),
         ({"signals": "1", "a": "x", "b": "y"}, "No signal board"),
     ],

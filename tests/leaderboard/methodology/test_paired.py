@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import binomtest
 
 from leaderboard.methodology import paired
+from leaderboard.methodology.bootstrap import bootstrap_seed
 
 
 def trials(*outcomes: int, start: int = 1) -> list[tuple[int, bool]]:
@@ -53,9 +54,9 @@ def test_it_gives_no_interval_without_tasks() -> None:
 
 
 def test_it_seeds_from_the_names_the_same_way_every_time() -> None:
-    seed = paired.comparison_seed("overall", "A/1/m", "B/1/m")
-    assert seed == paired.comparison_seed("overall", "A/1/m", "B/1/m")
-    assert seed != paired.comparison_seed("coding", "A/1/m", "B/1/m")
+    seed = bootstrap_seed("overall", "A/1/m", "B/1/m")
+    assert seed == bootstrap_seed("overall", "A/1/m", "B/1/m")
+    assert seed != bootstrap_seed("coding", "A/1/m", "B/1/m")
     assert 0 <= seed < 2**64
 
 
