@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.formatting import IntervalBar
+from leaderboard.formatting import MISSING, IntervalBar, unit_bar
 from leaderboard.methodology.stats import Z
 
 # ±3 log-odds: odds ratios from 1/20 to 20.
@@ -17,29 +17,26 @@ SCALE = 3.0
 ZERO_X = 50.0
 
 
-def _x(log_odds: float) -> float:
-    clipped = min(max(log_odds, -SCALE), SCALE)
-    return round((clipped + SCALE) / (2 * SCALE) * 100, 2)
+def _unit(log_odds: float | None) -> float | None:
+    # −SCALE … +SCALE onto the [0, 1] of a rate's bar (unit_bar clips past the edges).
+    return None if log_odds is None else (log_odds + SCALE) / (2 * SCALE)
 
 
 def effect_bar(effect: Any) -> IntervalBar | None:
-    if effect.estimate is None or effect.low is None or effect.high is None:
-        return None
-    low, high = _x(effect.low), _x(effect.high)
-    return IntervalBar(low=low, width=round(high - low, 2), point=_x(effect.estimate))
+    return unit_bar(_unit(effect.estimate), _unit(effect.low), _unit(effect.high))
 
 
 def odds(value: float | None) -> str:
     """An odds ratio as '×1.85', '×0.42'; '—' for none."""
     if value is None:
-        return "—"
+        return MISSING
     return f"×{value:.3g}" if value < 100 else f"×{value:,.0f}"
 
 
 def log_odds(value: float | None) -> str:
     """A signed log-odds difference: '+0.62', '−0.87'."""
     if value is None:
-        return "—"
+        return MISSING
     return f"{value:+.2f}".replace("-", "−")
 
 
