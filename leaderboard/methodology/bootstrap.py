@@ -106,14 +106,25 @@ def ratio_intervals(
     # Computed as columns × resamples (transposed below without a copy), the layout
     # percentile_interval sorts in.
     weights = counts.T.astype(np.float64)
-    sums = (values * qualifies).T @ weights
+    means = (values * qualifies).T @ weights
+    # A resample draws as many tasks as there are, so where every task qualifies (the
+    # usual case: every task has k trials) the denominator is that number, in place.
+    everywhere = qualifies.all(axis=0)
+    means[everywhere] /= counts.shape[1]
+    partly = np.flatnonzero(~everywhere)
+    if partly.size:
+        means[partly] = _partial_means(means[partly], weights, qualifies[:, partly])
+    return percentile_interval(means.T)
+
+
+def _partial_means(sums: np.ndarray, weights: np.ndarray, qualifies: np.ndarray) -> np.ndarray:
+    """Σ value / Σ 1 over the qualifying tasks drawn, NaN where a resample drew none."""
     # Columns often share their qualifying tasks (pass^k and pass@k of one k always do):
     # each distinct pattern is counted once.
     patterns, which = np.unique(qualifies.T, axis=0, return_inverse=True)
     drawn = (patterns.astype(np.float64) @ weights)[which.ravel()]
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(drawn > 0, sums / drawn, np.nan)
-    return percentile_interval(means.T)
+        return np.where(drawn > 0, sums / drawn, np.nan)
 
 
 def pass_k_table_with_intervals(
