@@ -5,17 +5,32 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
+# Where `make run` serves: `make run PORT=8001` or `make run HOST=0.0.0.0` (every interface).
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint format migrate seed worker bench clean
+.PHONY: help install run stop static test lint format migrate seed worker bench mutation clean
 
 install: $(STAMP)
 
+help:
+	@echo "make run      install, migrate, load the demo data and serve on http://$(HOST):$(PORT)/"
+	@echo "              HOST=... PORT=... choose where (make run PORT=8001; HOST=0.0.0.0 for every interface)"
+	@echo "              Ctrl-C stops the server (and the embedded PostgreSQL, without DATABASE_URL)"
+	@echo "make stop     stop the embedded PostgreSQL under var/pgdata (without DATABASE_URL)"
+	@echo "make test     run the whole test suite (PYTEST_ARGS=... to pass pytest options)"
+	@echo "make lint     ruff check, ruff format --check, lint-imports"
+	@echo "make format   ruff --fix and ruff format"
+	@echo "make worker   a Celery worker (needs CELERY_BROKER_URL)"
+	@echo "make bench    the ingest benchmark"
+	@echo "make clean    remove .venv, var/staticfiles and var/uploads"
+
+# pip shows its progress: the first install downloads a few hundred MB and takes minutes.
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[dev]'
+	@echo "Installing Python packages into $(VENV) (the first time takes a few minutes)..."
+	$(PIP) install --upgrade pip
+	$(PIP) install -e '.[dev]'
 	touch $(STAMP)
 
 migrate: install
@@ -24,16 +39,32 @@ migrate: install
 seed: migrate
 	$(PY) manage.py seed_demo
 
-run: seed
+# Static files first, so that nothing starts before var/staticfiles exists.
+static: install
+	mkdir -p var/staticfiles
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	@if [ -n "$$CELERY_BROKER_URL" ]; then \
+
+# Ctrl-C (or the server ending) stops the worker and, without DATABASE_URL, the
+# embedded PostgreSQL (the EXIT trap; INT and TERM exit through it).
+run: static seed
+	@echo "Serving on http://$(HOST):$(PORT)/ (make run HOST=... PORT=... to change; Ctrl-C stops)"
+	@stop_db() { if [ -z "$$DATABASE_URL" ]; then $(PY) -m arena.embedded_db stop; fi; }; \
+	if [ -n "$$CELERY_BROKER_URL" ]; then \
 		$(VENV)/bin/celery -A arena worker -B --schedule var/celerybeat-schedule --loglevel=INFO --concurrency=2 & \
-		trap 'kill $$!' EXIT INT TERM; \
-		$(PY) manage.py runserver $(HOST):$(PORT); \
+		worker=$$!; \
+		trap 'kill $$worker 2>/dev/null; stop_db' EXIT; \
 	else \
 		echo "No CELERY_BROKER_URL: tasks run eagerly inside the web process."; \
-		$(PY) manage.py runserver $(HOST):$(PORT); \
-	fi
+		trap 'stop_db' EXIT; \
+	fi; \
+	trap 'exit 130' INT TERM; \
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# Stops the embedded PostgreSQL (var/pgdata); a DATABASE_URL server is never touched.
+stop:
+	@if [ -n "$$DATABASE_URL" ]; then echo "DATABASE_URL is set: no embedded PostgreSQL to stop"; \
+	elif [ -x $(PY) ]; then $(PY) -m arena.embedded_db stop; \
+	else echo "no $(VENV): nothing was started"; fi
 
 worker: install
 	$(VENV)/bin/celery -A arena worker --loglevel=INFO
@@ -52,6 +83,12 @@ format: install
 
 bench: install
 	$(PY) bench/ingest.py
+
+# Mutation testing (mutmut) of the pure methodology modules against their pure tests;
+# not part of CI or `make test`. `make mutation MODULE=nir` runs one module (several:
+# MODULE="nir stats"); tools/mutation.py survivors|show lists and shows what survived.
+mutation:
+	$(PY) tools/mutation.py run $(MODULE)
 
 clean:
 	rm -rf $(VENV) var/staticfiles var/uploads

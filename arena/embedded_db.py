@@ -8,15 +8,33 @@ every later start instant. Production and CI always set DATABASE_URL instead.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 EMBEDDED_DATABASE_NAME = "arena"
+# Where `make run` and `make test` keep it (settings: VAR_DIR / "pgdata").
+DEFAULT_PGDATA = Path(__file__).resolve().parent.parent / "var" / "pgdata"
+
+
+@contextlib.contextmanager
+def _pgserver_quietly() -> Iterator[None]:
+    """pgserver asks platformdirs for a runtime directory when it is imported, which
+    warns on every command of a shell without XDG_RUNTIME_DIR (a container, root);
+    the fallback it takes (/tmp/runtime-<uid>) is fine for a socket lock."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        yield
 
 
 def embedded_database_url(pgdata: Path) -> str:
     """Start (or find) the embedded server and return a URL for the `arena` database."""
-    import pgserver  # imported lazily: only needed without DATABASE_URL
+    with _pgserver_quietly():
+        import pgserver  # imported lazily: only needed without DATABASE_URL
 
     # pgserver logs every start and exit at INFO, after test runners close their streams.
     logging.getLogger("pgserver").setLevel(logging.WARNING)
@@ -39,3 +57,24 @@ def database_url_of(settings_dict: dict) -> str:
     password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
     query = f"?host={socket}" if socket and not host else ""
     return f"postgresql://{settings_dict['USER']}{password}@{host}{port}/{settings_dict['NAME']}{query}"
+
+
+def embedded_server_stop(pgdata: Path = DEFAULT_PGDATA) -> bool:
+    """Stop the embedded server (`make stop`, and `make run` when it ends); False if
+    none was running. Uses pgserver's own pg_ctl, as the user pgserver runs it as."""
+    if not (pgdata / "postmaster.pid").exists():
+        return False
+    with _pgserver_quietly():
+        from pgserver._commands import pg_ctl  # the binary pgserver ships
+
+    # As root, pgserver runs PostgreSQL as its own system user "pgserver".
+    user = "pgserver" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+    return True
+
+
+if __name__ == "__main__":  # python -m arena.embedded_db stop
+    if sys.argv[1:] != ["stop"]:
+        sys.exit("usage: python -m arena.embedded_db stop")
+    stopped = embedded_server_stop()
+    print("embedded PostgreSQL stopped" if stopped else "embedded PostgreSQL was not running")

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files for /api/v1/docs/, served here (no CDN)
     "corsheaders",
     "django_htmx",
     "template_partials",
@@ -294,7 +295,7 @@ CELERY_BEAT_SCHEDULE = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "ingestion.authentication.ApiTokenAuthentication",  # Token or Bearer
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
@@ -311,9 +312,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Public leaderboard for AI agents: boards, signals, runs and submissions.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs' assets from this site (drf-spectacular-sidecar): the CSP allows no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "displayRequestDuration": True},
 }
 # The read API is public data: any origin may read it.
-CORS_URLS_REGEX = r"^/api/v1/(boards|signals|runs|schema)/.*$"
+CORS_URLS_REGEX = r"^/api/v1/((boards|signals|runs|compare|schema)/.*)?$"
 CORS_ALLOW_ALL_ORIGINS = True
 
 # How long a process may keep serving the snapshot it last saw before asking again.

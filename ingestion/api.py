@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FileUploadParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -20,6 +20,7 @@ from ingestion.serializers import (
     SubmissionUploadSerializer,
     submission_api_url,
 )
+from ingestion.services.checking import bundle_check
 from ingestion.services.intake import (
     TAKEN_AGAIN,
     NativeSource,
@@ -30,6 +31,8 @@ from ingestion.services.intake import (
     submission_taken_again,
 )
 from ingestion.throttling import UPLOAD_THROTTLE_SCOPE, UploadThrottle
+
+DRY_RUN_TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 class SubmissionListCreateApi(APIView):
@@ -43,19 +46,30 @@ class SubmissionListCreateApi(APIView):
         submissions = Submission.objects.owned_by(request.user).select_related(
             "harness__independent_by", "verifier"
         )
-        return Response(SubmissionSerializer(submissions, many=True).data)
+        context = {"request": request}
+        return Response(SubmissionSerializer(submissions, many=True, context=context).data)
 
     @extend_schema(
         request={
             "multipart/form-data": SubmissionUploadSerializer,
             "application/json": dict,
         },
+        parameters=[
+            OpenApiParameter(
+                "dry_run",
+                bool,
+                description="1: validate fully (registry lookups included) "
+                "and store nothing; answers 200 with `valid` and a summary or the errors",
+            )
+        ],
         description="A bundle as multipart `file` or a JSON body; or native results "
         "(`format=harbor|tau-bench|tau2-bench|claude-code` with the parameters that format "
         "needs: harness, harness_version, suite, suite_version, model, scenario, confirmation).",
         responses={
             202: SubmissionCreatedSerializer,
-            200: SubmissionCreatedSerializer,
+            200: OpenApiResponse(
+                description="the same bytes' existing submission, or a dry run's result"
+            ),
             400: OpenApiResponse(description="no bundle in the request"),
             409: OpenApiResponse(description="these bytes are another account's submission"),
             413: OpenApiResponse(description="over the upload size limit"),
@@ -64,15 +78,19 @@ class SubmissionListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         # A JSON bundle is hashed as the exact bytes sent: streamed to disk unparsed
         # (never request.body, which would hold the whole of it in memory).
-        if request.content_type.startswith("application/json"):
+        is_json = request.content_type.startswith("application/json")
+        dry_run = _dry_run(request, is_json)
+        if is_json:
             upload, filename = request.stream or b"", "bundle.json"
         elif request.data.get("format") in NATIVE_FORMATS:
-            return self._post_native(request)
+            return self._post_native(request, dry_run)
         else:
             file = request.FILES.get("file")
             if file is None:
                 return Response({"detail": "send the bundle as multipart field 'file'"}, status=400)
             upload, filename = file, file.name
+        if dry_run:
+            return _checked(upload=upload, user=request.user, filename=filename)
         try:
             submission, created = submission_receive(
                 upload=upload, user=request.user, filename=filename
@@ -81,9 +99,9 @@ class SubmissionListCreateApi(APIView):
             return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         except SubmittedByAnother as exc:
             return _submitted_by_another(exc)
-        return _created(submission, created)
+        return _created(request, submission, created)
 
-    def _post_native(self, request: Request) -> Response:
+    def _post_native(self, request: Request, dry_run: bool) -> Response:
         # Only the parameters are checked here; the worker converts the files (a slow,
         # memory-hungry step no web request should take) and reports errors on the
         # submission (GET its url).
@@ -100,6 +118,9 @@ class SubmissionListCreateApi(APIView):
             contributors=tuple(contributors), scenario=data.get("scenario"),
             confirmation=data.get("confirmation"),
         )  # fmt: skip
+        if dry_run:
+            file = data["file"]
+            return _checked(upload=file, user=request.user, filename=file.name, native=source)
         try:
             submission, created = submission_receive_native(
                 upload=data["file"], user=request.user, filename=data["file"].name, source=source
@@ -108,7 +129,26 @@ class SubmissionListCreateApi(APIView):
             return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         except SubmittedByAnother as exc:
             return _submitted_by_another(exc)
-        return _created(submission, created)
+        return _created(request, submission, created)
+
+
+def _dry_run(request: Request, is_json: bool) -> bool:
+    """`dry_run=1` in the query string, or as a multipart field (a JSON body is the
+    bundle itself: there only the query string can say it)."""
+    value = request.query_params.get("dry_run")
+    if value is None and not is_json:
+        value = request.data.get("dry_run")
+    return (value or "").strip().lower() in DRY_RUN_TRUE
+
+
+def _checked(*, upload, user, filename: str, native: NativeSource | None = None) -> Response:
+    """A dry run's answer: 200 with `valid` and either the summary or the named errors
+    (the same the submission would list), nothing stored."""
+    try:
+        check = bundle_check(upload=upload, user=user, filename=filename, native=native)
+    except UploadTooLarge as exc:
+        return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    return Response({"dry_run": True, **check.to_json()}, status=status.HTTP_200_OK)
 
 
 def _submitted_by_another(exc: SubmittedByAnother) -> Response:
@@ -116,12 +156,12 @@ def _submitted_by_another(exc: SubmittedByAnother) -> Response:
     return Response(body, status=status.HTTP_409_CONFLICT)
 
 
-def _created(submission: Submission, created: bool) -> Response:
+def _created(request: Request, submission: Submission, created: bool) -> Response:
     # 202 for work queued (a new submission, or a rejected one taken again), 200 when
     # the same bytes only return their submission as it is.
     taken_again = submission_taken_again(submission)
     body = {
-        "id": submission.pk, "status": submission.status, "url": submission_api_url(submission),
+        "id": submission.pk, "status": submission.status, "url": submission_api_url(submission, request),
         "taken_again": taken_again,
     }  # fmt: skip
     if taken_again:
@@ -138,4 +178,4 @@ class SubmissionDetailApi(APIView):
     @extend_schema(responses=SubmissionSerializer)
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(Submission.objects.owned_by(request.user), pk=pk)
-        return Response(SubmissionSerializer(submission).data)
+        return Response(SubmissionSerializer(submission, context={"request": request}).data)

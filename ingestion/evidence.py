@@ -39,6 +39,7 @@ CAUSE_KINDS: tuple[tuple[str, str], ...] = (
     ("review", "Submission approved after review"),
     ("merge", "Models merged"),
     ("transfer", "Harness ownership change"),
+    ("manual_label", "Moderator's label of a user turn"),
     ("admin", "Administrator edit"),
     ("other", "Other change"),
 )

@@ -2,6 +2,10 @@ from __future__ import annotations
 
 from django import forms
 
+# The name of the form's "Check only" button: present in the POST, the bundle is
+# validated and nothing is stored.
+CHECK_ONLY = "check_only"
+
 
 class BundleUploadForm(forms.Form):
     file = forms.FileField(

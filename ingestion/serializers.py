@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.http import HttpRequest
 from django.urls import reverse
 from rest_framework import serializers
 
@@ -24,8 +25,11 @@ class BundleErrorSerializer(serializers.Serializer):
     )
 
 
-def submission_api_url(submission: Submission) -> str:
-    return reverse("api-submission-detail", args=[submission.pk])
+def submission_api_url(submission: Submission, request: HttpRequest | None = None) -> str:
+    """The submission's API address: absolute when the request is known (api.md's `url`
+    fields are absolute, issue 16)."""
+    path = reverse("api-submission-detail", args=[submission.pk])
+    return request.build_absolute_uri(path) if request is not None else path
 
 
 class VerifierSerializer(serializers.Serializer):
@@ -57,7 +61,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
     def get_url(self, submission: Submission) -> str:
-        return submission_api_url(submission)
+        return submission_api_url(submission, self.context.get("request"))
 
     def get_verification_text(self, submission: Submission) -> str:
         return verification_label(submission)

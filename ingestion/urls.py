@@ -6,6 +6,8 @@ from ingestion import api, views
 
 urlpatterns = [
     path("submit/", views.submit, name="submit"),
+    path("submit/format/", views.bundle_format, name="bundle-format"),
+    path("submit/example-bundle.tar.gz", views.example_bundle, name="example-bundle"),
     path("submit/token/", views.api_token_create_view, name="api-token-create"),
     path("submit/token/rotate/", views.api_token_rotate_view, name="api-token-rotate"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission-detail"),

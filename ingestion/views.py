@@ -8,13 +8,16 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
+from django.views.decorators.cache import cache_control, never_cache
+from django.views.decorators.http import require_GET, require_POST
 from rest_framework.authtoken.models import Token
 
-from ingestion.forms import BundleUploadForm
+from ingestion.example_bundle import EXAMPLE_FILENAME, example_bundle_bytes, example_tasks
+from ingestion.format_docs import bundle_format_html
+from ingestion.forms import CHECK_ONLY, BundleUploadForm
 from ingestion.models import Submission
 from ingestion.services.api_tokens import api_token_create, api_token_rotate
+from ingestion.services.checking import BundleCheck, bundle_check
 from ingestion.services.intake import (
     TAKEN_AGAIN,
     SubmittedByAnother,
@@ -38,6 +41,8 @@ def submit(request: HttpRequest) -> HttpResponse:
         status = 429
     elif request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
+        if CHECK_ONLY in request.POST:
+            return _check_only(request, form)
         try:
             submission, _ = submission_receive(
                 upload=upload, user=request.user, filename=upload.name
@@ -51,8 +56,26 @@ def submit(request: HttpRequest) -> HttpResponse:
     return _submit_page(request, form, status=status)
 
 
+def _check_only(request: HttpRequest, form: BundleUploadForm) -> HttpResponse:
+    """The "Check only" button: the upload's full validation, nothing stored; the
+    result is shown above the form (which keeps no file: choose it again to upload)."""
+    upload = form.cleaned_data["file"]
+    try:
+        check = bundle_check(upload=upload, user=request.user, filename=upload.name)
+    except UploadTooLarge as exc:
+        form.add_error("file", str(exc))
+        return _submit_page(request, form)
+    return _submit_page(request, BundleUploadForm(), check=check, checked_name=upload.name)
+
+
 def _submit_page(
-    request: HttpRequest, form: BundleUploadForm, *, new_key: str = "", status: int = 200
+    request: HttpRequest,
+    form: BundleUploadForm,
+    *,
+    new_key: str = "",
+    status: int = 200,
+    check: BundleCheck | None = None,
+    checked_name: str = "",
 ) -> HttpResponse:
     # Whether the account has a token, never its key: a key is shown once, in the
     # response that created it (`new_key`).
@@ -60,7 +83,10 @@ def _submit_page(
     submissions = Submission.objects.owned_by(request.user).select_related(
         "harness__independent_by"
     )[:20]
-    context = {"form": form, "token": token, "new_key": new_key, "submissions": submissions}
+    context = {
+        "form": form, "token": token, "new_key": new_key, "submissions": submissions,
+        "check": check, "checked_name": checked_name, "check_only": CHECK_ONLY,
+    }  # fmt: skip
     return render(request, "ingestion/submit.html", context, status=status)
 
 
@@ -119,5 +145,31 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "review": review,
         "unlisted_errors": max(submission.error_count - listed, 0),
         "verification": verification_label(submission),
+        "agent_models": _agent_models(submission),
     }
     return render(request, template, context)
+
+
+def _agent_models(submission: Submission) -> list[str]:
+    """The models of its runs: with its harness, the agent pages it feeds."""
+    if submission.harness_id is None or submission.status != Submission.Status.INGESTED:
+        return []
+    runs = submission.runs.order_by("model__name").values_list("model__name", flat=True)
+    return [name for name in runs.distinct() if name]
+
+
+# The format and its example: public, like the registry they draw on.
+
+
+@require_GET
+def bundle_format(request: HttpRequest) -> HttpResponse:
+    return render(request, "ingestion/bundle_format.html", {"body": bundle_format_html()})
+
+
+@require_GET
+@cache_control(public=True, max_age=300)
+def example_bundle(request: HttpRequest) -> HttpResponse:
+    """A tar.gz generated from this deployment's registry (ingestion/example_bundle.py)."""
+    response = HttpResponse(example_bundle_bytes(example_tasks()), content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="{EXAMPLE_FILENAME}"'
+    return response

@@ -2,9 +2,10 @@
 
 The wording is the methodology's data terms (D59), with the site's name for the
 operator's. Every response that carries board figures carries these terms: pages in the
-footer, downloads in their header lines or fields, API objects in `attribution` and
-`terms` fields, and every read-API response in a `Link: <…#data-terms>; rel="license"`
-header (the board list is a JSON array, which has no room for fields).
+footer, CSV files in a last `data_terms` column (leaderboard.exports), JSON downloads and
+API objects in `attribution` and `terms` fields, and every read-API response in a
+`Link: <…#data-terms>; rel="license"` header (the board list is a JSON array, which has
+no room for fields).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from leaderboard.effects import views as effects_views
 from leaderboard.history import api as history_api
 from leaderboard.history import views as history_views
 from leaderboard.signalboard import api as signals_api
+from leaderboard.signalboard import release_api, release_views
 from leaderboard.signalboard import views as signals_views
 
 
@@ -71,6 +72,13 @@ urlpatterns = [
         name="api-board-harnesses",
     ),
     path("api/v1/signals/", signals_api.SignalListApi.as_view(), name="api-signals"),
+    # One agent before and after a release (issue 13); the harness name escaped as in
+    # the agent pages (NameSegmentConverter).
+    path(
+        "api/v1/signals/releases/<name:harness>/",
+        release_api.SignalReleaseApi.as_view(),
+        name="api-signal-release",
+    ),
     path("api/v1/compare/", compare_api.CompareApi.as_view(), name="api-compare"),
     path("api/v1/runs/<int:pk>/", api.RunDetailApi.as_view(), name="api-run-detail"),
     # Pages. Downloads are files of their own (export.csv / export.json) so that a
@@ -98,6 +106,7 @@ urlpatterns = [
     ),
     path("methodology/", views.methodology, name="methodology"),
     path("signals/", signals_views.signals, name="signals"),
+    path("signals/releases/<name:harness>/", release_views.signal_release, name="signal-release"),
     # Two agents on one board (?board=&a=&b=), or two signal models (?signals=1&a=&b=).
     path("compare/", compare_views.compare, name="compare"),
 ]

@@ -262,7 +262,7 @@ class ToolCallInline(admin.TabularInline):
 class TurnInline(admin.TabularInline):
     model = Turn
     extra = 0
-    fields = ["position", "role", "text", "label", "label_source"]
+    fields = ["position", "role", "text", "labels", "label_source"]
 
 
 class SessionEvidenceAdmin(AnnouncesEvidence):
@@ -290,8 +290,8 @@ class SessionAdmin(SessionEvidenceAdmin):
 
 @admin.register(Turn)
 class TurnAdmin(SessionEvidenceAdmin):
-    list_display = ["session", "position", "role", "label", "label_source"]
-    list_filter = ["role", "label", "label_source"]
+    list_display = ["session", "position", "role", "labels", "label_source"]
+    list_filter = ["role", "label_source"]
     raw_id_fields = ["session"]
     inlines = [ToolCallInline]
     show_full_result_count = False

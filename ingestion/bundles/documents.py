@@ -29,13 +29,22 @@ _HARNESS_NAMES = frozenset(name for name, *_ in _HARNESS_FIELDS)
 
 
 def turn_problems(turns: list[Turn], prefix: str) -> list[tuple[str, str]]:
-    """Rules a Struct cannot say: only user turns carry a (non-null) label."""
+    """Rules a Struct cannot say: a turn gives `labels` or the legacy `label`, never
+    both, and only user turns carry a (non-empty) label."""
     problems = []
     for i, turn in enumerate(turns):
-        if turn.role != "user" and turn.label is not UNSET and turn.label is not None:
+        if turn.label is not UNSET and turn.labels is not UNSET:
             problems.append(
                 (
-                    f"{prefix}[{i}].label",
+                    f"{prefix}[{i}].labels",
+                    "give either labels (a list) or the legacy label (one name), not both",
+                )
+            )
+        elif turn.role != "user" and turn.label_set:
+            key = "label" if turn.label is not UNSET else "labels"
+            problems.append(
+                (
+                    f"{prefix}[{i}].{key}",
                     f"only user turns carry a label (this is a {turn.role} turn)",
                 )
             )

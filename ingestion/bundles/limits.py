@@ -22,7 +22,8 @@ InfraError = Literal["timeout", "network", "provider_crash", "other"]
 Scenario = Literal["software_development", "workflow_automation", "general_assistant"]
 Confirmation = Literal["yes", "no"]
 Role = Literal["user", "assistant", "tool"]
-Label = Literal["praise", "complaint", "correction"]
+# A user turn's labels are a set of these (empty: none of them); methodology §3.
+Label = Literal["praise", "complaint", "correction", "urging", "iteration"]
 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 INFRA_ERRORS: tuple[str, ...] = get_args(InfraError)
@@ -40,6 +41,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "confirmation": CONFIRMATIONS,
     "role": ROLES,
     "label": LABELS,
+    "labels": LABELS,
 }
 # Whether a submission's results were signed by an active registered verifier.
 VERIFICATIONS = ("self_reported", "verified")
@@ -81,6 +83,9 @@ SCENARIO_LENGTH = 30
 CONFIRMATION_LENGTH = 3
 ROLE_LENGTH = 10
 LABEL_LENGTH = 12
+# Where a user turn's labels came from (Turn.label_source; blank: not labelled yet).
+LABEL_SOURCES = ("bundle", "extractor", "moderator")
+LABEL_SOURCE_LENGTH = 10
 
 # What a run_id may hold (importers make ids of these characters too).
 RUN_ID_CHARS = "A-Za-z0-9._:/-"
@@ -164,12 +169,17 @@ FIELDS: dict[str, Bound] = {
     "sessions.session_id": Bound("Session.session_id", max_length=SESSION_ID_LENGTH),
     "sessions.model": Bound("LanguageModel.name", max_length=MODEL_NAME_LENGTH),
     "sessions.source_id": Bound("Session.source_key", max_length=SOURCE_ID_LENGTH),
+    # The agent a session ran (issue 13): a registered harness name and one of its versions.
+    "sessions.agent.harness": Bound("Harness.name", max_length=HARNESS_NAME_LENGTH),
+    "sessions.agent.version": Bound("Harness.version", max_length=HARNESS_VERSION_LENGTH),
     "sessions.scenario": Bound("Session.scenario", max_length=SCENARIO_LENGTH, choices=SCENARIOS),
     "sessions.confirmation": Bound(
         "Session.confirmation", max_length=CONFIRMATION_LENGTH, choices=CONFIRMATIONS
     ),
     "sessions.turns[].role": Bound("Turn.role", max_length=ROLE_LENGTH, choices=ROLES),
-    "sessions.turns[].label": Bound("Turn.label", max_length=LABEL_LENGTH, choices=LABELS),
+    # The legacy one-label form and the set; both are stored as the set Turn.labels.
+    "sessions.turns[].label": Bound("Turn.labels", max_length=LABEL_LENGTH, choices=LABELS),
+    "sessions.turns[].labels[]": Bound("Turn.labels", max_length=LABEL_LENGTH, choices=LABELS),
     "sessions.turns[].tool_calls[].tool": Bound("ToolCall.tool", max_length=TOOL_NAME_LENGTH),
     "sessions.turns[].tool_calls[].exit_code": Bound(
         "ToolCall.exit_code", ge=INT32_MIN, le=INT32_MAX

@@ -30,6 +30,7 @@ from ingestion.bundles.lines import strip_bom
 from ingestion.bundles.schema import Manifest, RunRecord, SessionRecord, normalize_trajectory_path
 from ingestion.bundles.tar_gz import TarGz
 from ingestion.bundles.validators import (
+    AgentLookup,
     RunValidator,
     SessionValidator,
     SuiteKnown,
@@ -125,9 +126,15 @@ class Bundle:
         )
         yield from self._validated("runs", validator)
 
-    def iter_sessions(self) -> Iterator[SessionRecord]:
-        """Valid sessions, streamed line by line; errors go to `self.errors`."""
-        validator = SessionValidator(self.errors, file=self._container.label("sessions"))
+    def iter_sessions(self, agent_lookup: AgentLookup | None = None) -> Iterator[SessionRecord]:
+        """Valid sessions, streamed line by line; errors go to `self.errors`.
+
+        `agent_lookup(harness, version)` resolves a session's `agent` to its Harness
+        row (or names why it cannot); without one, agents are checked for shape only.
+        """
+        validator = SessionValidator(
+            self.errors, file=self._container.label("sessions"), agent_lookup=agent_lookup
+        )
         yield from self._validated("sessions", validator)
 
     def read_trajectory(self, path: str) -> list[Any] | None:

@@ -73,18 +73,27 @@ class ToolCall(Struct, frozen=True):
 class Turn(Struct, frozen=True):
     """One turn of a session or trajectory.
 
-    `label` is UNSET when the key is absent (the signal extractor labels the turn
-    later), None when the submitter labelled it "none of them".
+    A user turn's labels are a set: `labels` (a list of names, empty for "none of
+    them") or the legacy `label` (one name, or null for "none of them"); giving both
+    is an error (documents.turn_problems). Neither key: the signal extractor labels
+    the turn later.
     """
 
     role: Role
     text: str | None = None
     label: Label | None | UnsetType = UNSET
+    labels: list[Label] | UnsetType = UNSET
     tool_calls: list[ToolCall] = []
 
     @property
     def label_present(self) -> bool:
-        return self.label is not UNSET
+        return self.label is not UNSET or self.labels is not UNSET
+
+    @property
+    def label_set(self) -> list[str]:
+        """The turn's labels without repeats, in the table's order (empty: none, or absent)."""
+        given = self.labels if self.labels is not UNSET else [self.label]
+        return [name for name in limits.LABELS if name in given]
 
 
 class ToolSpec(Struct, frozen=True):
@@ -132,8 +141,17 @@ class RunRecord(Struct, forbid_unknown_fields=True, dict=True):
         task_pk: int
 
 
+class Agent(Struct, frozen=True, gc=False):
+    """The agent a session ran: a registered harness (by name) at one of its versions."""
+
+    harness: HarnessName
+    version: HarnessVersion
+
+
 class SessionRecord(Struct, forbid_unknown_fields=True, dict=True):
-    """One line of sessions.jsonl, validated. Also carries `line` and `extra`."""
+    """One line of sessions.jsonl, validated. Also carries `line`, `extra` and
+    `agent_pk` (the Harness row `agent` names, from the validator's lookup; None
+    without an agent)."""
 
     session_id: SessionId
     model: ModelName
@@ -143,10 +161,12 @@ class SessionRecord(Struct, forbid_unknown_fields=True, dict=True):
     confirmation: Confirmation | None = None
     toolset: list[str | ToolSpec] | None = None
     source_id: SourceId | None = None
+    agent: Agent | None = None
 
     if TYPE_CHECKING:  # set after decoding; not Struct fields
         line: int
         extra: dict[str, Any]
+        agent_pk: int | None
 
 
 # The same fields, tolerant of unknown keys: used only for lines that have some.

@@ -34,6 +34,7 @@ from ingestion.bundles.messages import BAD, json_kind, show
 from ingestion.bundles.model_names import model_name_unprefixed
 from ingestion.bundles.schema import (
     TRAJECTORY_DIR,
+    Agent,
     RunRecord,
     RunWithExtra,
     SessionRecord,
@@ -43,6 +44,9 @@ from ingestion.bundles.schema import (
 
 TaskLookup = Callable[[str, str, str], "int | None"]
 SuiteKnown = Callable[[str, str], bool]
+# (harness name, version) -> the Harness row's primary key, or (field, message) naming
+# why the registry has no such agent (unknown harness, unknown version).
+AgentLookup = Callable[[str, str], "int | tuple[str, str]"]
 _MISSING: Any = object()
 _LOOKUP_CACHE_SIZE = 10_000  # distinct tasks (or model names) remembered; far more than usual
 _LONGEST_RUN = timedelta(seconds=RUN_DURATION_MAX_S)
@@ -334,9 +338,19 @@ class SessionValidator(_LineValidator):
     specs = field_specs(SessionRecord)
     names = frozenset(name for name, *_ in specs)
 
-    def __init__(self, errors: ErrorCollector, *, file: str = "sessions.jsonl"):
+    def __init__(
+        self,
+        errors: ErrorCollector,
+        *,
+        file: str = "sessions.jsonl",
+        agent_lookup: AgentLookup | None = None,
+    ):
         super().__init__(errors, file)
         self._session_ids: set[int] = set()
+        # Without a lookup (validation alone, no registry at hand) an agent is only
+        # checked for its shape; its row stays unresolved (agent_pk None).
+        self._agent_lookup = agent_lookup
+        self._agents: dict[tuple[str, str], int | tuple[str, str]] = {}
 
     def _accept(
         self, line_no: int, rec: SessionRecord, extra: dict[str, Any]
@@ -344,11 +358,29 @@ class SessionValidator(_LineValidator):
         ok = self._report(line_no, turn_problems(rec.turns, "turns"))
         ok = self._note_session_id(line_no, rec.session_id) and ok
         ok = self._note_source_id(line_no, rec.source_id) and ok
-        if not ok:
+        agent_pk = self._agent_pk(line_no, rec.agent)
+        if not ok or agent_pk is _MISSING:
             return None
         rec.line = line_no
         rec.extra = extra
+        rec.agent_pk = agent_pk
         return rec
+
+    def _agent_pk(self, line_no: int, agent: Agent | None) -> Any:
+        """The agent's Harness pk (None: no agent, or no lookup), or _MISSING after
+        reporting why the registry has no such agent."""
+        if agent is None or self._agent_lookup is None:
+            return None
+        key = (agent.harness, agent.version)
+        found = self._agents.get(key)
+        if found is None:
+            found = self._agent_lookup(*key)
+            if len(self._agents) < _LOOKUP_CACHE_SIZE:
+                self._agents[key] = found
+        if isinstance(found, tuple):
+            self._error(line_no, *found)
+            return _MISSING
+        return found
 
     def _check_partial_relations(self, line_no: int, rec: SimpleNamespace) -> None:
         if rec.turns is not BAD:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 
@@ -246,6 +247,16 @@ class Session(models.Model):
     # The session's identity where it was recorded (bundle field `source_id`, such as
     # a Claude Code sessionId); blank when not given. A session is stored once.
     source_key = models.CharField(max_length=limits.SOURCE_ID_LENGTH, blank=True)
+    # The agent that ran the session, when the bundle names it (issue 13): a maintained
+    # Harness row, whose name and version are the agent and its version.
+    agent = models.ForeignKey(
+        Harness,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="agent_sessions",
+        help_text="the harness version the session ran, when the bundle names it",
+    )
 
     class Meta:
         ordering = ["submission", "id"]
@@ -267,18 +278,23 @@ class Session(models.Model):
 class Turn(models.Model):
     Role = _choices("Turn.Role", limits.ROLES)
     Label = _choices("Turn.Label", limits.LABELS)
-
-    class LabelSource(models.TextChoices):
-        BUNDLE = "bundle"
-        EXTRACTOR = "extractor"
+    LabelSource = _choices("Turn.LabelSource", limits.LABEL_SOURCES)
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="turns")
     position = models.PositiveIntegerField()
     role = models.CharField(max_length=limits.ROLE_LENGTH, choices=Role.choices)
     text = models.TextField(blank=True)
-    label = models.CharField(max_length=limits.LABEL_LENGTH, choices=Label.choices, blank=True)
-    # Blank on assistant and tool turns; on user turns, where the label came from.
-    label_source = models.CharField(max_length=10, choices=LabelSource.choices, blank=True)
+    # A user turn's labels, a set (no repeats, in the table's order); empty: none of
+    # them, or not labelled yet (then label_source is blank).
+    labels = ArrayField(
+        models.CharField(max_length=limits.LABEL_LENGTH, choices=Label.choices),
+        default=list,
+        blank=True,
+    )
+    # Blank on assistant and tool turns; on user turns, where the labels came from.
+    label_source = models.CharField(
+        max_length=limits.LABEL_SOURCE_LENGTH, choices=LabelSource.choices, blank=True
+    )
     extra = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -286,7 +302,11 @@ class Turn(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["session", "position"], name="turn_session_position_unique"
-            )
+            ),
+            # Every element is a label of the table (COPY bypasses the field's choices).
+            models.CheckConstraint(
+                condition=Q(labels__contained_by=list(limits.LABELS)), name="turn_labels_known"
+            ),
         ]
         indexes = [
             # The user turns still waiting for the extractor (leaderboard.signalboard.

@@ -21,6 +21,7 @@ import json
 import os
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -155,6 +156,24 @@ def submission_ingest(
         submission = submission_process(submission_id=submission.pk, progress=progress)
         setattr(submission, _TAKEN_AGAIN_ATTR, taken_again)
     return submission, created
+
+
+@contextlib.contextmanager
+def upload_spooled(*, upload: Upload, native: NativeSource | None = None) -> Iterator[Path]:
+    """The upload as a temporary file (a directory packed as `submission_receive` packs
+    it, the size limit enforced), removed when the block ends: a dry run keeps nothing."""
+    if isinstance(upload, Path) and upload.is_dir():
+        with tempfile.TemporaryFile() as packed:
+            _pack_directory(upload, packed, prefix=upload.name if native else "")
+            packed.seek(0)
+            with upload_spooled(upload=packed, native=native) as path:
+                yield path
+        return
+    stored, _, _ = _store_upload(upload)
+    try:
+        yield stored
+    finally:
+        stored.unlink(missing_ok=True)
 
 
 def _store_upload(upload: Upload, key: bytes = b"") -> tuple[Path, str, int]:

@@ -43,6 +43,7 @@ from psycopg import sql
 from ingestion.bundles import BundleError, BundleLimits, BundleRejected, open_bundle
 from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Harness, Submission, Suite, Task
+from ingestion.services.agents import agent_lookup
 from ingestion.services.conversion import native_bundle
 from ingestion.services.ownership import harness_register
 from ingestion.services.rollups import rollups_write
@@ -298,6 +299,27 @@ def _ingest_file(submission: Submission, path: Path, progress: ProgressCallback 
     "ingested" (or "pending_review" for an uploader not yet trusted) and the
     announcement (whose listener records a recompute request): any error undoes all
     of it, and nothing can commit the runs without the outcome."""
+    runs, sessions = bundle_write(submission=submission, path=path, progress=progress)
+    # An account not yet trusted waits for a moderator: its rows are stored but on no
+    # board, so nothing changed for the boards until the approval announces it.
+    if not uploader_is_trusted(submission.uploader):
+        _outcome_save(submission, Submission.Status.PENDING_REVIEW, counts=(runs, sessions))
+        return
+    _outcome_save(submission, Submission.Status.INGESTED, counts=(runs, sessions))
+    evidence_changed_announce(
+        sender=__name__,
+        harness_ids=[submission.harness_id],
+        sessions=sessions > 0,
+        cause=EvidenceCause("submission", submission.pk, f"submission #{submission.pk}"),
+    )
+
+
+def bundle_write(
+    *, submission: Submission, path: Path, progress: ProgressCallback | None = None
+) -> tuple[int, int]:
+    """Validate the bundle at `path` while writing its rows for `submission`: (runs,
+    sessions) written, or BundleRejected naming every error. No outcome, no announcement:
+    the ingest commits it with its outcome, a dry run (services/checking.py) rolls it back."""
     with open_bundle(
         path, limits=bundle_limits(), name=submission.original_name or "upload"
     ) as bundle:
@@ -312,18 +334,7 @@ def _ingest_file(submission: Submission, path: Path, progress: ProgressCallback 
         sessions = _write_sessions(bundle, submission, progress) if bundle.has_sessions else 0
         bundle.raise_if_errors()
         submission_verification_record(submission=submission, bundle=bundle, pending=verification)
-    # An account not yet trusted waits for a moderator: its rows are stored but on no
-    # board, so nothing changed for the boards until the approval announces it.
-    if not uploader_is_trusted(submission.uploader):
-        _outcome_save(submission, Submission.Status.PENDING_REVIEW, counts=(runs, sessions))
-        return
-    _outcome_save(submission, Submission.Status.INGESTED, counts=(runs, sessions))
-    evidence_changed_announce(
-        sender=__name__,
-        harness_ids=[submission.harness_id],
-        sessions=sessions > 0,
-        cause=EvidenceCause("submission", submission.pk, f"submission #{submission.pk}"),
-    )
+    return runs, sessions
 
 
 def _harness_for(bundle, submission: Submission) -> Harness:
@@ -353,7 +364,8 @@ def _write_runs(
 
 def _write_sessions(bundle, submission: Submission, progress: ProgressCallback | None) -> int:
     writer = SessionWriter(submission_id=submission.pk, salt=settings.ARENA_USER_HASH_SALT)
-    _write_all(bundle.iter_sessions(), writer, bundle, progress)
+    # After the bundle's own harness is registered: its sessions may name it as their agent.
+    _write_all(bundle.iter_sessions(agent_lookup()), writer, bundle, progress)
     if writer.skipped_from:
         _note_sessions_stored_before(submission, writer.skipped_from)
     return writer.count

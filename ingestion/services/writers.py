@@ -5,9 +5,9 @@ queries while a COPY is open, and new model names must get their rows first. Run
 formatted as COPY text here and their COPY stays open while the next batch is
 validated (services/copy_text.py).
 
-User turns keep the label the bundle gave them (source "bundle"); a user turn without
-one is stored unlabelled (no source) and labelled by the leaderboard's labeller before
-the signal boards are computed: labelling is methodology, and ingestion only stores.
+User turns keep the labels the bundle gave them (a set, source "bundle"); a user turn
+without any is stored unlabelled (no source) and labelled by the leaderboard's labeller
+before the signal boards are computed: labelling is methodology, and ingestion only stores.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ RUN_COLUMNS = (
 )  # fmt: skip
 SESSION_COLUMNS = (
     "id", "submission_id", "session_id", "model_id", "scenario", "user_hash",
-    "confirmation", "toolset", "extra", "source_key",
+    "confirmation", "toolset", "extra", "source_key", "agent_id",
 )  # fmt: skip
-TURN_COLUMNS = ("id", "session_id", "position", "role", "text", "label", "label_source", "extra")
+TURN_COLUMNS = ("id", "session_id", "position", "role", "text", "labels", "label_source", "extra")
 CALL_COLUMNS = ("turn_id", "position", "tool", "arguments", "exit_code")
 
 
@@ -267,7 +267,7 @@ class SessionWriter:
         return (
             session_id, self.submission_id, s.session_id, self.models[s.model], s.scenario or "",
             user_hash(s.user, self.salt), s.confirmation or "", json_text(toolset),
-            json_text(s.extra or {}), s.source_id or "",
+            json_text(s.extra or {}), s.source_id or "", s.agent_pk,
         )  # fmt: skip
 
     def _turn_rows(
@@ -275,9 +275,9 @@ class SessionWriter:
     ) -> None:
         for position, turn in enumerate(s.turns):
             turn_id = next(turn_ids)
-            label, source = self._bundle_label(turn)
+            labels, source = self._bundle_labels(turn)
             turns.append(
-                (turn_id, session_id, position, turn.role, turn.text or "", label, source, "{}")
+                (turn_id, session_id, position, turn.role, turn.text or "", labels, source, "{}")
             )
             for call_position, call in enumerate(turn.tool_calls):
                 calls.append(
@@ -285,8 +285,8 @@ class SessionWriter:
                 )
 
     @staticmethod
-    def _bundle_label(turn) -> tuple[str, str]:
-        """The bundle's own label (null, "none of them", included), or no source at all."""
+    def _bundle_labels(turn) -> tuple[list[str], str]:
+        """The bundle's own label set (empty, "none of them", included), or no source at all."""
         if turn.role != "user" or not turn.label_present:
-            return "", ""
-        return turn.label or "", Turn.LabelSource.BUNDLE
+            return [], ""
+        return turn.label_set, Turn.LabelSource.BUNDLE

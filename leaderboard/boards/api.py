@@ -10,12 +10,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.http_cache import versioned_response
-from leaderboard.boards.params import verified_only
-from leaderboard.boards.selectors import current_boards, pick_board, run_for_page
+from leaderboard.boards.downloads import board_csv_table, export_row
+from leaderboard.boards.params import BoardParams, verified_only
+from leaderboard.boards.selectors import board_table, current_boards, pick_board, run_for_page
 from leaderboard.boards.serializers import (
     BoardDetailSerializer,
     BoardSummarySerializer,
     RunSerializer,
+)
+from leaderboard.csv_api import (
+    TABLE_RENDERERS,
+    CsvTable,
+    csv_response,
+    download_name,
+    wants_csv,
 )
 from leaderboard.models import Board
 from leaderboard.page_cache import NO_SNAPSHOT
@@ -24,12 +32,29 @@ from leaderboard.terms import DataTermsLinkMixin
 JSON = "application/json"
 
 
+# The columns of the board list as CSV: api.md's fields, one line per board.
+BOARD_LIST_COLUMNS = ("slug", "title", "kind", "computed_at", "entries")
+
+
 class BoardListApi(DataTermsLinkMixin, APIView):
     authentication_classes: list = []
+    renderer_classes = TABLE_RENDERERS
 
     @extend_schema(responses=BoardSummarySerializer(many=True))
     def get(self, request: Request) -> Response | HttpResponse:
         boards = current_boards()
+        if wants_csv(request):
+            return csv_response(
+                request,
+                filename=download_name(
+                    "boards", computed_at=boards[0].snapshot.computed_at if boards else None
+                ),
+                table=lambda: CsvTable(
+                    BOARD_LIST_COLUMNS, BoardSummarySerializer(boards, many=True).data
+                ),
+                version=boards[0].snapshot_id if boards else NO_SNAPSHOT,
+                key="api boards",
+            )
         if request.accepted_renderer.format != "json":  # the browsable API
             return Response(BoardSummarySerializer(boards, many=True).data)
         return versioned_response(
@@ -45,6 +70,7 @@ class BoardListApi(DataTermsLinkMixin, APIView):
 
 class BoardDetailApi(DataTermsLinkMixin, APIView):
     authentication_classes: list = []
+    renderer_classes = TABLE_RENDERERS
 
     @extend_schema(
         responses=BoardDetailSerializer,
@@ -55,12 +81,16 @@ class BoardDetailApi(DataTermsLinkMixin, APIView):
                 description="1: only entries whose every run is Verified, as on the board page",
             )
         ],
+        description="`?format=csv`: the entries as the board page's CSV download, one "
+        "line per entry (that CSV also takes the page's sort and filter parameters).",
     )
     def get(self, request: Request, slug: str) -> Response | HttpResponse:
         board = pick_board(current_boards(), slug)
         if board is None:
             raise Http404(f"no board {slug!r}")
         only = verified_only(request.query_params)
+        if wants_csv(request):
+            return _board_csv_response(request, board)
         if request.accepted_renderer.format != "json":  # the browsable API
             return Response(_board_detail(board, verified_only=only))
         # The JSON of a board is the same for everyone until the next snapshot; the key
@@ -78,6 +108,23 @@ class BoardDetailApi(DataTermsLinkMixin, APIView):
 
 def _board_detail(board: Board, *, verified_only: bool) -> dict:
     return BoardDetailSerializer(board, context={"verified_only": verified_only}).data
+
+
+def _board_csv_response(request: Request, board: Board) -> HttpResponse:
+    # The page's download: the same rows (the page's parameters, so ?verified=1 too)
+    # under the same columns, through the same writer.
+    params = BoardParams.from_query(request.query_params)
+    return csv_response(
+        request,
+        filename=download_name(board.slug, computed_at=board.snapshot.computed_at),
+        table=lambda: _board_table(board, params),
+        version=board.snapshot_id,
+        key=f"api board {board.slug} {params.querystring()}",
+    )
+
+
+def _board_table(board: Board, params: BoardParams) -> CsvTable:
+    return board_csv_table([export_row(entry) for entry in board_table(board, params).entries])
 
 
 def _json(data: object) -> HttpResponse:

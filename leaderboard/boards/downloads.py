@@ -7,14 +7,13 @@ rule (leaderboard.exports) on its way into a CSV cell.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable
 
 from leaderboard.boards.formatting import rank_label
 from leaderboard.boards.serializers import BoardEntrySerializer
-from leaderboard.exports import spreadsheet_text
+from leaderboard.csv_api import CsvTable
+from leaderboard.exports import csv_text
 from leaderboard.methodology import stats
 from leaderboard.models import Board, BoardEntry
 from leaderboard.terms import ATTRIBUTION, DATA_TERMS
@@ -49,27 +48,28 @@ def export_row(entry: BoardEntry) -> dict:
     return row
 
 
-def board_csv(current: Board, rows: list[dict]) -> str:
-    """The rows as CSV: "#" comment lines with the terms, then one line per entry."""
-    buffer = io.StringIO()
-    # Leading "#" lines carry the terms; csv readers skip them with comment="#".
-    computed = current.snapshot.computed_at.isoformat()
-    buffer.write(f"# {ATTRIBUTION} Board: {current.title} ({current.slug}), computed {computed}.\n")
-    buffer.write(f"# {DATA_TERMS}\n")
+def board_csv(current: Board, rows: list[dict], terms_url: str) -> str:
+    """The rows as CSV: a header line, one line per entry, the terms' address last.
+
+    The shared writer (leaderboard.exports.csv_text): nothing before the header, so that
+    pandas and spreadsheets read it without options.
+    """
+    table = board_csv_table(rows)
+    return csv_text(table.columns, table.rows, terms_url=terms_url, text_columns=table.text_columns)
+
+
+def board_csv_table(rows: list[dict]) -> CsvTable:
+    """The rows under the download's columns: what both the page's CSV download and the
+    board API's `?format=csv` write."""
     k_columns = [f"pass_hat_{k}" for k in range(1, stats.PASS_K_MAX + 1)]
     k_bounds = [
         f"pass_hat_{k}_{bound}" for k in range(1, stats.PASS_K_MAX + 1) for bound in ("low", "high")
     ]
-    writer = csv.DictWriter(
-        buffer,
-        fieldnames=[*EXPORT_FIELDS, *k_columns, *INTERVAL_COLUMNS, *k_bounds],
-        extrasaction="ignore",
-        lineterminator="\n",
+    return CsvTable(
+        columns=[*EXPORT_FIELDS, *k_columns, *INTERVAL_COLUMNS, *k_bounds],
+        rows=[{**row, **_pass_k_cells(row), **_rank_cells(row)} for row in rows],
+        text_columns=BUNDLE_TEXT_FIELDS,
     )
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({**_spreadsheet_safe(row), **_pass_k_cells(row), **_rank_cells(row)})
-    return buffer.getvalue()
 
 
 def _pass_k_cells(row: dict) -> dict:
@@ -85,16 +85,12 @@ def _rank_cells(row: dict) -> dict:
     return {"rank_best": best, "rank_worst": worst}
 
 
-def _spreadsheet_safe(row: dict) -> dict:
-    text = {key: spreadsheet_text(row[key]) for key in BUNDLE_TEXT_FIELDS if row[key] is not None}
-    return {**row, **text}
-
-
-def board_json(current: Board, rows: list[dict]) -> str:
+def board_json(current: Board, rows: list[dict], terms_url: str) -> str:
     """The rows as one JSON document with the terms, the board and its snapshot time."""
     document = {
         "attribution": ATTRIBUTION,
         "terms": DATA_TERMS,
+        "terms_url": terms_url,
         "slug": current.slug,
         "title": current.title,
         "computed_at": current.snapshot.computed_at.isoformat(),
@@ -106,7 +102,7 @@ def board_json(current: Board, rows: list[dict]) -> str:
 
 
 # Download format -> (writer, content type).
-EXPORTERS: dict[str, tuple[Callable[[Board, list[dict]], str], str]] = {
+EXPORTERS: dict[str, tuple[Callable[[Board, list[dict], str], str], str]] = {
     "csv": (board_csv, "text/csv"),
     "json": (board_json, "application/json"),
 }

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.db.models import Count
+from django.urls import NoReverseMatch, reverse
 
-from ingestion.models import Run
+from ingestion.models import Harness, Run, Submission
 from leaderboard.boards.totals import board_tasks
 from leaderboard.methodology import stats
 from leaderboard.models import Board
@@ -22,6 +24,7 @@ from leaderboard.models import Board
 @dataclass(frozen=True)
 class PreviewRow:
     board: str  # the board's title (its slug when no snapshot has it yet)
+    board_slug: str
     model: str
     runs: int
     infra_errors: int
@@ -30,6 +33,8 @@ class PreviewRow:
     pass_rate: float | None
     wilson_low: float | None
     wilson_high: float | None
+    board_url: str = ""  # the board filtered to this agent (its row among the others)
+    agent_url: str | None = None  # the agent page (None for a name no URL can carry)
 
 
 @dataclass(frozen=True)
@@ -59,17 +64,48 @@ def submission_preview(*, submission_id: int) -> SubmissionPreview:
             row[2] += group["runs"] if group["outcome"] == "pass" else 0
     titles, order = _board_titles()
     keys = sorted(counts, key=lambda key: (order.get(key[0], len(order)), key[0], key[1]))
-    rows = [_row(titles.get(board, board), model, *counts[(board, model)]) for board, model in keys]
+    harness = _harness_of(submission_id)
+    rows = [
+        _row(titles.get(board, board), board, model, harness, *counts[(board, model)])
+        for board, model in keys
+    ]
     return SubmissionPreview(rows=rows, off_board_runs=off_board)
 
 
-def _row(board: str, model: str, runs: int, infra_errors: int, passes: int) -> PreviewRow:
+def _harness_of(submission_id: int) -> Harness | None:
+    submission = Submission.objects.select_related("harness__independent_by").get(pk=submission_id)
+    return submission.harness
+
+
+def _row(
+    title: str, slug: str, model: str, harness: Harness | None, runs: int, infra_errors: int,
+    passes: int,
+) -> PreviewRow:  # fmt: skip
     n = runs - infra_errors
     low, high = stats.wilson_interval(passes, n)
+    board_url, agent_url = _links(slug, model, harness)
     return PreviewRow(
-        board=board, model=model, runs=runs, infra_errors=infra_errors, n=n, passes=passes,
-        pass_rate=passes / n if n else None, wilson_low=low, wilson_high=high,
+        board=title, board_slug=slug, model=model, runs=runs, infra_errors=infra_errors, n=n,
+        passes=passes, pass_rate=passes / n if n else None, wilson_low=low, wilson_high=high,
+        board_url=board_url, agent_url=agent_url,
     )  # fmt: skip
+
+
+def _links(slug: str, model: str, harness: Harness | None) -> tuple[str, str | None]:
+    """The board filtered to this harness version and model, and the agent page."""
+    if harness is None:
+        return "", None
+    query = urlencode({"harness": f"{harness.name} {harness.version}", "model": model})
+    names = [harness.name, harness.version, model]
+    try:
+        board_url = f"{reverse('board', args=[slug])}?{query}"
+        if harness.independent_by_id:  # an independent run's page has a prefix of its own
+            agent = reverse("agent-independent", args=[harness.independent_by.username, *names])
+        else:
+            agent = reverse("agent", args=names)
+    except NoReverseMatch:  # a name no URL can carry (an empty one)
+        return "", None
+    return board_url, agent
 
 
 def _board_titles() -> tuple[dict[str, str], dict[str, int]]:

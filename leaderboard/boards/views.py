@@ -19,12 +19,13 @@ from arena.http_cache import versioned_response
 from ingestion.importers import harbor_exceptions
 from leaderboard.boards import charts, display, selectors
 from leaderboard.boards.downloads import EXPORTERS, export_row
+from leaderboard.boards.label_agreement import label_agreement_published
 from leaderboard.boards.params import COLUMNS, BoardParams, sort_headers
 from leaderboard.history.views import agent_history_context
-from leaderboard.methodology import stats
+from leaderboard.methodology import capabilities, cohorts, shell, stats
 from leaderboard.models import Board, BoardEntry
 from leaderboard.page_cache import NO_SNAPSHOT
-from leaderboard.terms import link_terms
+from leaderboard.terms import link_terms, terms_url
 
 BOARD_TEMPLATE = "leaderboard/board.html"
 # The htmx targets a board page can ask for, each a partial of BOARD_TEMPLATE.
@@ -120,7 +121,8 @@ def board_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     table = selectors.board_table(current, BoardParams.from_query(request.GET))
     rows = [export_row(entry) for entry in table.entries]
     write, content_type = EXPORTERS[fmt]
-    response = HttpResponse(write(current, rows), content_type=f"{content_type}; charset=utf-8")
+    body = write(current, rows, terms_url(request))
+    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
     stamp = current.snapshot.computed_at.strftime("%Y%m%dT%H%M%SZ")
     response["Content-Disposition"] = f'attachment; filename="arena-{current.slug}-{stamp}.{fmt}"'
     return link_terms(request, response)
@@ -219,6 +221,15 @@ def methodology(request: HttpRequest) -> HttpResponse:
         "token_saving_ratio": stats.TOKEN_SAVING_RATIO,
         "pass_k_max": stats.PASS_K_MAX,
         "min_ranked_sessions": stats.MIN_RANKED_SESSIONS,
+        "user_cohorts": cohorts.COHORTS,
+        "shell_tools": sorted(shell.DEFAULT_SHELL_TOOLS),
+        "shell_wrappers": list(shell.WRAPPERS),
+        "shell_keywords": sorted(shell.KEYWORDS),
+        "shell_helpers": sorted(shell.HELPERS),
+        "error_signatures": shell.ERROR_SIGNATURES,
+        "capabilities": capabilities.CAPABILITIES,
+        "anonymous_cohort": cohorts.ANONYMOUS,
+        "label_agreement": label_agreement_published(),
         "example": {
             "low": example_low,
             "high": example_high,

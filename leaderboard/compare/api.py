@@ -24,6 +24,7 @@ from leaderboard.compare.compute import (
 )
 from leaderboard.compare.params import CompareParams
 from leaderboard.compare.payload import benchmark_payload, signal_payload
+from leaderboard.csv_api import TABLE_RENDERERS, CsvTable, csv_response, download_name, wants_csv
 from leaderboard.page_cache import current_snapshot_id
 from leaderboard.terms import DataTermsLinkMixin
 
@@ -65,14 +66,14 @@ class _TaskSerializer(serializers.Serializer):
     difference = serializers.FloatField(help_text="A's pass rate minus B's on this task")
 
 
-class _DifferenceSerializer(serializers.Serializer):
+class _PairedDifferenceSerializer(serializers.Serializer):
     value = serializers.FloatField(allow_null=True)
     low = serializers.FloatField(allow_null=True)
     high = serializers.FloatField(allow_null=True)
     method = serializers.CharField()
 
 
-class _SignalDifferenceSerializer(_DifferenceSerializer):
+class _SignalDifferenceSerializer(_PairedDifferenceSerializer):
     p_value = serializers.FloatField(allow_null=True)
 
 
@@ -106,7 +107,7 @@ class BenchmarkComparisonSerializer(serializers.Serializer):
     tasks = _TaskSerializer(many=True)
     a_mean_task_pass_rate = serializers.FloatField()
     b_mean_task_pass_rate = serializers.FloatField()
-    difference = _DifferenceSerializer()
+    difference = _PairedDifferenceSerializer()
     test = _TestSerializer()
     alpha = serializers.FloatField()
     verdict = _VerdictSerializer()
@@ -131,11 +132,17 @@ class SignalComparisonSerializer(serializers.Serializer):
     verdict = _VerdictSerializer()
 
 
+# The CSV of a benchmark comparison: its per-task table, both agents named on each line.
+TASK_COLUMNS = ("suite", "task", "a", "b", *tuple(_TaskSerializer().fields)[2:])
+SIGNALS_NOT_TABULAR = "?format=csv is the per-task table of a benchmark comparison"
+
+
 class CompareApi(DataTermsLinkMixin, APIView):
     """Two agents on the tasks both ran on a board (paired), or two models' signals."""
 
     authentication_classes: list = []
     permission_classes: list = []
+    renderer_classes = TABLE_RENDERERS
 
     @extend_schema(
         parameters=[CompareQuerySerializer],
@@ -150,21 +157,26 @@ class CompareApi(DataTermsLinkMixin, APIView):
             ),
             400: OpenApiResponse(description="nothing to compare: {detail} says why"),
         },
+        description="`?format=csv` (benchmark mode): the per-task table, one line per "
+        "shared task; two models on the signal boards have no table (400).",
     )
     def get(self, request: Request) -> Response | HttpResponse:
         params = CompareParams.from_query(request.query_params)
         try:
+            if wants_csv(request):
+                return _csv_response(request, params)
             if request.accepted_renderer.format != "json":  # the browsable API
-                return Response(_comparison_body(params))
+                return Response(_comparison_body(params, request))
             # The same for everyone until the next snapshot, keyed on the parameters
             # as parsed; a comparison that cannot be made raises before anything is cached.
             return versioned_response(
                 request,
                 version=current_snapshot_id(),
-                key=f"api compare {params.querystring()}",
+                # The site's address too: the agents' `agent_url` are absolute.
+                key=f"api compare {request.build_absolute_uri('/')} {params.querystring()}",
                 content_type=JSON,
                 build=lambda: HttpResponse(
-                    JSONRenderer().render(_comparison_body(params)), content_type=JSON
+                    JSONRenderer().render(_comparison_body(params, request)), content_type=JSON
                 ),
                 public=True,
                 vary=("Accept",),
@@ -173,10 +185,34 @@ class CompareApi(DataTermsLinkMixin, APIView):
             return Response({"detail": str(error)}, status=400)
 
 
-def _comparison_body(params: CompareParams) -> dict:
+def _csv_response(request: Request, params: CompareParams) -> Response | HttpResponse:
+    if params.signals:
+        return Response({"detail": SIGNALS_NOT_TABULAR}, status=400)
+    # Built on a cache miss only; a CompareError raised there reaches get()'s handler.
+    return csv_response(
+        request,
+        filename=download_name("compare", params.board, computed_at=None),
+        table=lambda: task_table(_comparison_body(params, request)),
+        version=current_snapshot_id(),
+        key=f"api compare {params.querystring()}",
+    )
+
+
+def task_table(body: dict) -> CsvTable:
+    """A benchmark comparison's per-task rows, each naming agent A and agent B."""
+    pair = {"a": body["a"]["key"], "b": body["b"]["key"]}
+    rows = [{**row, **pair} for row in body["tasks"]]
+    return CsvTable(TASK_COLUMNS, rows, text_columns=("suite", "task", "a", "b"))
+
+
+def _comparison_body(params: CompareParams, request: Request) -> dict:
     if params.signals:
         return signal_payload(signal_comparison(params.a, params.b))
     board, _ = board_for(params.board)
-    return benchmark_payload(
+    body = benchmark_payload(
         benchmark_comparison(board, params.a, params.b, requested=params.board)
     )
+    for side in ("a", "b"):  # absolute, as every `url` field of the API (issue 16)
+        if body[side]["agent_url"]:
+            body[side]["agent_url"] = request.build_absolute_uri(body[side]["agent_url"])
+    return body

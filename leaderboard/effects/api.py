@@ -11,15 +11,19 @@ from rest_framework.views import APIView
 
 from arena.http_cache import versioned_response
 from leaderboard.boards.selectors import current_boards, pick_board
+from leaderboard.csv_api import TABLE_RENDERERS, CsvTable, csv_response, download_name, wants_csv
 from leaderboard.effects.selectors import board_effects, board_fitted
-from leaderboard.effects.serializers import BoardEffectsSerializer
+from leaderboard.effects.serializers import BoardEffectsSerializer, EffectSerializer
 from leaderboard.terms import DataTermsLinkMixin
 
 JSON = "application/json"
+# The CSV: one line per harness, then one per model, `kind` telling which.
+EFFECT_COLUMNS = ("kind", *EffectSerializer.Meta.fields)
 
 
 class BoardEffectsApi(DataTermsLinkMixin, APIView):
     authentication_classes: list = []
+    renderer_classes = TABLE_RENDERERS
 
     @extend_schema(
         responses=BoardEffectsSerializer,
@@ -28,13 +32,22 @@ class BoardEffectsApi(DataTermsLinkMixin, APIView):
             "harness with the most counted runs) and each model's relative to the model "
             "with the most counted runs, from an additive logistic model with task effects: "
             "log-odds differences and odds ratios with 95% Wald intervals. `thin_reason` "
-            "says why the board (or one harness or model) cannot be separated."
+            "says why the board (or one harness or model) cannot be separated. "
+            "`?format=csv`: one line per harness, then per model (`kind`)."
         ),
     )
     def get(self, request: Request, slug: str) -> Response | HttpResponse:
         board = pick_board(current_boards(), slug)
         if board is None:
             raise Http404(f"no board {slug!r}")
+        if wants_csv(request):
+            return csv_response(
+                request,
+                filename=download_name(slug, "harnesses", computed_at=board.snapshot.computed_at),
+                table=lambda: effect_table(BoardEffectsSerializer(board_effects(board)).data),
+                version=board.snapshot_id,
+                key=f"api effects {slug} fitted={board_fitted(board)}",
+            )
         if request.accepted_renderer.format != "json":  # the browsable API
             return Response(BoardEffectsSerializer(board_effects(board)).data)
         return versioned_response(
@@ -49,3 +62,13 @@ class BoardEffectsApi(DataTermsLinkMixin, APIView):
             public=True,
             vary=("Accept",),
         )
+
+
+def effect_table(effects: dict) -> CsvTable:
+    """The serialized effects as CSV rows: harnesses first, then models."""
+    rows = [
+        {"kind": kind, **row}
+        for kind, key in (("harness", "harnesses"), ("model", "models"))
+        for row in effects[key]
+    ]
+    return CsvTable(EFFECT_COLUMNS, rows, text_columns=("name", "thin_reason"))

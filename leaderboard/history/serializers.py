@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 
@@ -39,7 +41,12 @@ class CauseSerializer(serializers.Serializer):
         allow_null=True, help_text="the id of the record that explains it (kind-specific)"
     )
     label = serializers.CharField()
-    explanation = serializers.CharField(source="public_url", help_text="methodology link")
+    explanation = serializers.SerializerMethodField(help_text="methodology link (absolute)")
+
+    def get_explanation(self, cause: Any) -> str:
+        # Absolute, as every link in an API response (issue 16); the view passes the request.
+        request = self.context.get("request")
+        return request.build_absolute_uri(cause.public_url) if request else cause.public_url
 
 
 class SnapshotChangesSerializer(serializers.Serializer):

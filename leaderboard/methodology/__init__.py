@@ -6,7 +6,8 @@ the boards, the signal board, the pages and the benchmarks all share the one cop
 
 * `stats`: Wilson interval, pass^k, percentiles, cluster-robust ratio, ranks, costs.
 * `nir`: the net improvement rate by randomization inference (closed form, Monte Carlo).
-* `labeller`: the rule-based labels of user turns, and which label wins.
+* `cohorts`: user cohorts from a user's session count, the NIR's second stratum.
+* `labeller`: the rule-based label sets of user turns, and that stored labels win.
 * `sessions`: each session's own contribution to every signal.
 * `shell`: shell tools, the program a command runs, bash error episodes.
 * `session_scores`: every signal-board figure of a model, from many sessions.

@@ -1,9 +1,11 @@
 """Net improvement rate by randomization inference (methodology §3.1).
 
 For a model T and a session outcome y: observed = mean(y | T) - mean(y). Under the null
-the model labels are shuffled within scenario (sessions without a scenario are their
-own stratum), which keeps every model's scenario mix fixed. mean(y) does not move under
-such shuffles, so E_null[observed] = E[mean_T] - mean(y) and sd_null = sd[mean_T].
+the model labels are shuffled within strata, which keeps every model's mix of strata
+fixed: the boards pass (scenario, user cohort) pairs (leaderboard.methodology.cohorts;
+sessions without a scenario, or without a user, are strata of their own). Any hashable
+stratum key works here. mean(y) does not move under such shuffles, so
+E_null[observed] = E[mean_T] - mean(y) and sd_null = sd[mean_T].
 
 The closed form is exact (sampling without replacement within each stratum) and is
 what boards use; the seeded Monte Carlo path exists to check it and for small boards.
@@ -71,9 +73,9 @@ def _encode(
 
 def _codes(values: Sequence[Hashable] | np.ndarray) -> tuple[np.ndarray, list]:
     index: dict[Hashable, int] = {}
-    codes = np.fromiter(
-        (index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values)
-    )
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64)
+    # Codes are dense (0 .. len(index) - 1, each used), so a bincount over them has one
+    # cell per key without a minlength.
     return codes, list(index)
 
 
@@ -95,12 +97,12 @@ def nir_closed_form_all(
         data.model * data.n_strata + data.stratum, minlength=data.n_models * data.n_strata
     ).reshape(data.n_models, data.n_strata)
     n_t = counts.sum(axis=1)
-    sum_t = np.bincount(data.model, weights=data.y, minlength=data.n_models)
+    sum_t = np.bincount(data.model, weights=data.y)
     overall = data.y.mean()
     expected_mean_t = counts @ mu_g / n_t
     # Finite-population correction (N_g - n_Tg)/(N_g - 1); a stratum of one session has
-    # zero variance, so its term is 0 whatever the correction would be.
-    fpc = np.divide(size_g - counts, size_g - 1, out=np.zeros(counts.shape), where=size_g > 1)
+    # zero variance, so its term is 0 whatever the correction is (divided by 1 there).
+    fpc = (size_g - counts) / np.maximum(size_g - 1, 1)
     var_mean_t = (counts * var_g * fpc).sum(axis=1) / n_t**2
     return {
         data.model_keys[t]: _result(
@@ -121,11 +123,11 @@ def nir_closed_form(
 
 
 def _stratum_moments(data: _Encoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    size = np.bincount(data.stratum, minlength=data.n_strata).astype(float)
-    mu = np.bincount(data.stratum, weights=data.y, minlength=data.n_strata) / size
+    size = np.bincount(data.stratum)
+    mu = np.bincount(data.stratum, weights=data.y) / size
     # Two-pass population variance: stabler than E[y²] - μ² for outcomes near 0 or 1.
     centred = data.y - mu[data.stratum]
-    var = np.bincount(data.stratum, weights=centred**2, minlength=data.n_strata) / size
+    var = np.bincount(data.stratum, weights=centred**2) / size
     return mu, var, size
 
 
@@ -171,9 +173,9 @@ def nir_monte_carlo_all(
     if len(data.y) == 0:
         return {}
     stats = _permuted_gaps(data, shuffles, np.random.default_rng(seed))
-    n_t = np.bincount(data.model, minlength=data.n_models)
+    n_t = np.bincount(data.model)
     overall = data.y.mean()
-    observed = np.bincount(data.model, weights=data.y, minlength=data.n_models) / n_t
+    observed = np.bincount(data.model, weights=data.y) / n_t
     return {
         data.model_keys[t]: _mc_result(observed[t] - overall, stats[:, t])
         for t in range(data.n_models)
@@ -198,19 +200,20 @@ def _permuted_gaps(data: _Encoded, shuffles: int, rng: np.random.Generator) -> n
 
     Shuffling the labels within a stratum is the same as shuffling the outcomes within
     it while the labels stay put, so each stratum's outcomes are permuted row by row
-    and summed onto the models holding those positions.
+    and summed onto the models holding those positions. Blocks only bound memory: the
+    generator permutes row after row, so any block size draws the very same shuffles.
     """
     sums = np.zeros((shuffles, data.n_models))
     for g in range(data.n_strata):
         members = np.flatnonzero(data.stratum == g)
         onehot = np.zeros((len(members), data.n_models))
         onehot[np.arange(len(members)), data.model[members]] = 1.0
-        block = max(1, _BLOCK_CELLS // max(len(members), 1))
+        block = max(1, _BLOCK_CELLS // len(members))
         for start in range(0, shuffles, block):
             rows = min(block, shuffles - start)
             tiled = np.broadcast_to(data.y[members], (rows, len(members)))
             sums[start : start + rows] += rng.permuted(tiled, axis=1) @ onehot
-    n_t = np.bincount(data.model, minlength=data.n_models)
+    n_t = np.bincount(data.model)
     return sums / n_t - data.y.mean()
 
 

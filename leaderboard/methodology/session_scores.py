@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.methodology import nir
+from leaderboard.methodology import cohorts, nir
 from leaderboard.methodology.sessions import SessionSignals, summarize_session
 from leaderboard.methodology.stats import cluster_robust_ratio, wilson_interval
 
@@ -38,18 +38,25 @@ class SessionColumns:
     hallucinated: np.ndarray
     shell_calls: np.ndarray
     shell_successes: np.ndarray
+    claims: np.ndarray  # assistant turns claiming a capability the toolset lacks
     attempts: list[list[int]]  # resolved attempts, per model code
+    # The user's cohort per session (methodology.cohorts), the NIR's second stratum.
+    cohort: list[str]
+
+    def nir_strata(self) -> list[tuple[str | None, str]]:
+        """The NIR strata per session: (scenario, user cohort)."""
+        return cohorts.nir_strata(self.scenario, self.cohort)
 
 
 def score_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Model -> every signal-board figure for that model (the `signals` shape).
 
     The net improvement rate is computed on confirmed success across all the given
-    sessions, shuffling models within scenario (closed form, §3.1).
+    sessions, shuffling models within scenario × user cohort (closed form, §3.1).
     """
     names, columns = collect_columns(sessions)
     nir_results = nir.nir_closed_form_all(
-        columns.confirmed.astype(float), columns.model, columns.scenario
+        columns.confirmed.astype(float), columns.model, columns.nir_strata()
     )
     return {
         name: model_entry(columns, columns.model == code, code, nir_results[code])
@@ -58,9 +65,12 @@ def score_sessions(sessions: Iterable[Mapping[str, Any]]) -> dict[str, dict[str,
 
 
 def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], SessionColumns]:
+    """(model names, columns) of the sessions; a user's cohort counts their sessions
+    among these (the session's `user`: a bundle's id or a stored hash)."""
     codes: dict[str, int] = {}
     rows: list[tuple] = []
     scenarios: list[str | None] = []
+    users: list[str | None] = []
     attempts: list[list[int]] = []
     for session in sessions:
         summary = summarize_session(session)
@@ -69,6 +79,7 @@ def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], S
             attempts.append([])
         attempts[code].extend(a for a in summary.episode_attempts if a is not None)
         scenarios.append(summary.scenario)
+        users.append(session.get("user"))
         rows.append(_row(code, summary))
     table = np.array(rows, dtype=float).reshape(len(rows), _ROW_WIDTH)
     return list(codes), SessionColumns(
@@ -76,11 +87,12 @@ def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], S
         scenarios,
         *(table[:, i] for i in range(1, _ROW_WIDTH)),
         attempts,
+        cohort=cohorts.session_cohorts(users),
     )
 
 
 # Columns of a _row: the model code, then SessionColumns' numpy columns in field order.
-_ROW_WIDTH = 12
+_ROW_WIDTH = 13
 
 
 def _row(code: int, s: SessionSignals) -> tuple:
@@ -100,6 +112,7 @@ def _row(code: int, s: SessionSignals) -> tuple:
         hallucinated,
         s.shell_calls,
         s.shell_successes,
+        s.claims,
     )
 
 
@@ -112,7 +125,7 @@ def model_entry(
         "praise_complaint": _praise_complaint(c.pc[mask]),
         "steerability": _steerability(c.effort[mask], c.turns[mask]),
         "bash_recovery": _bash_recovery(c, mask, c.attempts[code]),
-        "tool_hallucination": _hallucination(c.calls[mask], c.hallucinated[mask]),
+        "tool_hallucination": _hallucination(c.calls[mask], c.hallucinated[mask], c.claims[mask]),
         "shell_success": _shell_success(c.shell_calls[mask], c.shell_successes[mask]),
         "net_improvement": nir_result.as_dict(),
     }
@@ -176,16 +189,23 @@ def _recovery_rate_interval(
     return (max(0.0, low), min(1.0, high))
 
 
-def _hallucination(calls: np.ndarray, hallucinated: np.ndarray) -> dict[str, Any]:
+def _hallucination(
+    calls: np.ndarray, hallucinated: np.ndarray, claims: np.ndarray
+) -> dict[str, Any]:
+    """Hallucinated references / references over the sessions with a toolset: a
+    reference is a tool call, or an assistant turn claiming a capability the toolset
+    lacks (a call that never was: it counts on both sides). Wilson interval."""
     scored = calls >= 0
     total = int(calls[scored].sum())
-    bad = int(hallucinated[scored].sum())
-    low, high = wilson_interval(bad, total)
+    claimed = int(claims[scored].sum())
+    bad = int(hallucinated[scored].sum()) + claimed
+    low, high = wilson_interval(bad, total + claimed)
     return {
-        "value": bad / total if total else None,
+        "value": bad / (total + claimed) if total + claimed else None,
         "low": low,
         "high": high,
         "calls": total,
+        "claims": claimed,
     }
 
 

@@ -1,7 +1,7 @@
 """Each session's own contribution to the signal boards (methodology §3), on plain dicts.
 
 A session is one line of sessions.jsonl as a dict: session_id, model, scenario,
-confirmation, toolset, turns[] (role, text, label, tool_calls[{tool, arguments,
+confirmation, toolset, turns[] (role, text, label or labels, tool_calls[{tool, arguments,
 exit_code}]). Each function here returns one session's contribution to one signal, and
 summarize_session all of them at once; `session_scores` aggregates them per model.
 No Django here: the signal board, tests and benchmarks share it.
@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.methodology.capabilities import session_claims
 from leaderboard.methodology.labeller import COMPLAINT, CORRECTION, PRAISE, turn_labels
 from leaderboard.methodology.shell import bash_episodes, episode_score, session_shell_calls
 
@@ -23,9 +24,9 @@ EFFORT_NONE, EFFORT_LOW, EFFORT_HIGH = 0, 1, 3
 # --- labels -------------------------------------------------------------------------
 
 
-def session_labels(session: Mapping[str, Any]) -> list[str | None]:
-    """Effective label of every turn (None for non-user turns and unlabelled ones)."""
-    return [None if lab is None else lab[0] for lab in turn_labels(_turns(session))]
+def session_labels(session: Mapping[str, Any]) -> list[frozenset[str]]:
+    """The effective label set of every turn (empty for non-user turns and unlabelled ones)."""
+    return [frozenset() if lab is None else lab[0] for lab in turn_labels(_turns(session))]
 
 
 def _turns(session: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -43,16 +44,18 @@ def session_confirmed(session: Mapping[str, Any]) -> bool:
 # --- 2. praise vs complaint ------------------------------------------------------------
 
 
-def session_praise_complaint(
-    session: Mapping[str, Any], labels: Sequence[str | None] | None = None
-) -> bool | None:
+def session_praise_complaint(session: Mapping[str, Any]) -> bool | None:
     """True when praise turns outnumber complaints, False when fewer, None when equal.
 
     None means "not scored", which includes the common case of no sentiment at all.
     """
-    labels = session_labels(session) if labels is None else labels
-    praise = sum(1 for lab in labels if lab == PRAISE)
-    complaints = sum(1 for lab in labels if lab == COMPLAINT)
+    return _praise_complaint(session_labels(session))
+
+
+def _praise_complaint(labels: Sequence[frozenset[str]]) -> bool | None:
+    # A turn may carry both ("Great, but this is wrong" counts once each way).
+    praise = sum(1 for lab in labels if PRAISE in lab)
+    complaints = sum(1 for lab in labels if COMPLAINT in lab)
     if praise == complaints:
         return None
     return praise > complaints
@@ -61,22 +64,25 @@ def session_praise_complaint(
 # --- 3. steerability -------------------------------------------------------------------
 
 
-def session_steering_efforts(
-    session: Mapping[str, Any], labels: Sequence[str | None] | None = None
-) -> list[int]:
+def session_steering_efforts(session: Mapping[str, Any]) -> list[int]:
     """Steering effort (0, 1 or 3) of each assistant turn, in order."""
-    labels = session_labels(session) if labels is None else labels
+    return _steering_efforts(_turns(session), session_labels(session))
+
+
+def _steering_efforts(
+    turns: Sequence[Mapping[str, Any]], labels: Sequence[frozenset[str]]
+) -> list[int]:
     # corrected[i]: the first user turn after assistant turn i is a correction.
     corrected: list[bool] = []
     awaiting_first_user = False
-    for turn, label in zip(_turns(session), labels, strict=True):
+    for index, turn in enumerate(turns):
         role = turn.get("role")
         if role == "assistant":
             corrected.append(False)
             awaiting_first_user = True
         elif role == "user" and awaiting_first_user:
             # Only the first user turn after an assistant turn judges it.
-            corrected[-1] = label == CORRECTION
+            corrected[-1] = CORRECTION in labels[index]
             awaiting_first_user = False
     return [_effort(corrected, i) for i in range(len(corrected))]
 
@@ -165,10 +171,13 @@ class SessionSignals:
     praise_complaint: bool | None
     assistant_turns: int
     effort: int
-    episode_attempts: tuple[int | None, ...]
+    episode_attempts: tuple[int | None, ...]  # turns per bash episode, None: failed
     tool_calls: tuple[int, int] | None
     shell_calls: int = 0
     shell_successes: int = 0
+    # Assistant turns claiming a capability the toolset lacks (capabilities.py): each
+    # counts as one more hallucinated reference beside the calls.
+    claims: int = 0
 
     @property
     def episode_score_total(self) -> float:
@@ -178,7 +187,6 @@ class SessionSignals:
         """The session's own value of each capability signal (§3.1 capability slice);
         None where the signal is not defined for this session."""
         episodes = len(self.episode_attempts)
-        calls = self.tool_calls
         return {
             "confirmed_success": float(self.confirmed),
             "praise_complaint": None
@@ -189,25 +197,35 @@ class SessionSignals:
             else None,
             "bash_recovery": self.episode_score_total / episodes if episodes else None,
             "shell_success": self.shell_successes / self.shell_calls if self.shell_calls else None,
-            "tool_validity": 1 - calls[1] / calls[0] if calls and calls[0] else None,
+            "tool_validity": self._tool_validity(),
         }
+
+    def _tool_validity(self) -> float | None:
+        """1 − (hallucinated calls + claims) / (calls + claims): None without a toolset
+        or with neither calls nor claims."""
+        if self.tool_calls is None:
+            return None
+        calls, hallucinated = self.tool_calls
+        references = calls + self.claims
+        return 1 - (hallucinated + self.claims) / references if references else None
 
 
 def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
     """Every per-session signal value, labelling the session's turns once."""
     labels = session_labels(session)
-    efforts = session_steering_efforts(session, labels)
+    efforts = _steering_efforts(_turns(session), labels)
     # One pass over the shell calls serves both bash recovery and the success rate.
     shell_calls = session_shell_calls(session)
     return SessionSignals(
         model=session["model"],
         scenario=session.get("scenario"),
         confirmed=session_confirmed(session),
-        praise_complaint=session_praise_complaint(session, labels),
+        praise_complaint=_praise_complaint(labels),
         assistant_turns=len(efforts),
         effort=sum(efforts),
         episode_attempts=tuple(bash_episodes(shell_calls)),
         tool_calls=session_tool_calls(session),
         shell_calls=len(shell_calls),
-        shell_successes=sum(1 for _, exit_code in shell_calls if exit_code == 0),
+        shell_successes=sum(1 for call in shell_calls if call.exit_code == 0),
+        claims=session_claims(session),
     )

@@ -2,6 +2,7 @@
 
 from leaderboard.models.effects import BoardDecomposition, BoardEffect, EffectKind
 from leaderboard.models.history import EntryHistory, SnapshotCause
+from leaderboard.models.labels import ManualLabel
 from leaderboard.models.moderation import (
     ConflictDecision,
     ConflictPair,
@@ -38,6 +39,7 @@ __all__ = [
     "EffectKind",
     "EntryHistory",
     "HarnessTransfer",
+    "ManualLabel",
     "PendingSubmission",
     "RecomputeRequest",
     "SessionScore",

@@ -45,6 +45,9 @@ class SessionScore(models.Model):
     hallucinated = models.PositiveIntegerField()
     shell_calls = models.PositiveIntegerField()
     shell_successes = models.PositiveIntegerField()
+    claims = models.PositiveIntegerField(
+        default=0, help_text="assistant turns claiming a capability the toolset lacks"
+    )
 
     class Meta:
         verbose_name = "session score"

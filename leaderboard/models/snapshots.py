@@ -210,6 +210,12 @@ class SignalEntry(models.Model):
         SCENARIO = "scenario"
         CAPABILITY = "capability"
 
+    class By(models.TextChoices):
+        """What a row stands for: a model, or an agent version (issue 13)."""
+
+        MODEL = "model"
+        AGENT = "agent"
+
     snapshot = models.ForeignKey(
         BoardSnapshot, on_delete=models.CASCADE, related_name="signal_entries"
     )
@@ -225,11 +231,21 @@ class SignalEntry(models.Model):
     model_name = models.CharField(max_length=200)
     sessions = models.PositiveIntegerField()
     data = models.JSONField(help_text="every signal with its interval and count")
+    # Rows of the agent view are keyed by harness name and version (model_name then
+    # holds both, for display); blank on the model view's rows.
+    by = models.CharField(max_length=5, choices=By.choices, default=By.MODEL)
+    harness_name = models.CharField(max_length=limits.HARNESS_NAME_LENGTH, blank=True)
+    harness_version = models.CharField(max_length=limits.HARNESS_VERSION_LENGTH, blank=True)
 
     class Meta:
         ordering = ["snapshot", "scope", "position"]
         verbose_name_plural = "signal entries"
-        indexes = [models.Index(fields=["snapshot", "slice_kind", "scope", "position"])]
+        indexes = [
+            models.Index(
+                fields=["snapshot", "by", "slice_kind", "scope", "position"],
+                name="signalentry_view_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.model_name} ({self.scope})"

@@ -27,6 +27,7 @@ MODERATOR_PERMISSIONS = {
         "view_submissiondecision", "view_conflictpair", "view_underreviewentry",
         "view_boardsnapshot", "transfer_harness", "view_harnesstransfer",
         "review_submission", "view_submissionreview", "view_pendingsubmission",
+        "label_turns", "view_manuallabel",
     ],
     "ingestion": [
         "view_submission", "view_run", "view_suite", "view_category", "view_languagemodel",

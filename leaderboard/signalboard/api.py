@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import renderers, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.http_cache import versioned_response
+from leaderboard.csv_api import CsvRenderer, CsvTable, csv_response, download_name, wants_csv
 from leaderboard.exports import spreadsheet_text
+from leaderboard.models import SignalEntry
 from leaderboard.page_cache import current_snapshot_id
+from leaderboard.signalboard.agents import BY_VIEWS, MODEL
 from leaderboard.signalboard.selectors import current_signal_entries
 from leaderboard.signalboard.slices import (
     CAPABILITIES,
@@ -53,11 +54,17 @@ class BashRecoverySerializer(IntervalSerializer):
         allow_null=True, default=None, help_text="95% cluster-robust interval of recovery_rate"
     )
     recovery_rate_high = serializers.FloatField(allow_null=True, default=None)
-    median_attempts = serializers.FloatField(allow_null=True)
+    median_attempts = serializers.FloatField(
+        allow_null=True, help_text="median assistant turns of the resolved episodes"
+    )
 
 
 class ToolHallucinationSerializer(IntervalSerializer):
     calls = serializers.IntegerField()
+    # Snapshots written before issue 13 have none: 0 (claims were not counted then).
+    claims = serializers.IntegerField(
+        default=0, help_text="assistant turns claiming a capability the toolset lacks"
+    )
 
 
 class ShellSuccessSerializer(IntervalSerializer):
@@ -71,12 +78,22 @@ class NetImprovementSerializer(IntervalSerializer):
     null_sd = serializers.FloatField(allow_null=True)
 
 
+class AgentSerializer(serializers.Serializer):
+    harness = serializers.CharField(source="harness_name")
+    version = serializers.CharField(source="harness_version")
+
+
 class SignalEntrySerializer(serializers.Serializer):
     """api.md `SignalEntry`, plus its rank, slice and whether it is greyed."""
 
     rank = serializers.IntegerField(allow_null=True)
     scope = serializers.CharField(help_text="'all', a scenario, or 'capability:<signal>'")
-    model = serializers.CharField(source="model_name")
+    model = serializers.CharField(
+        source="model_name", help_text="the model; with by=agent, the agent version's name"
+    )
+    agent = serializers.SerializerMethodField(
+        help_text="with by=agent: the harness and version of the row; null per model"
+    )
     sessions = serializers.IntegerField()
     greyed = serializers.BooleanField(
         help_text="fewer than 30 sessions: shown greyed, never ranked"
@@ -95,6 +112,10 @@ class SignalEntrySerializer(serializers.Serializer):
     )
     net_improvement = NetImprovementSerializer(source="data.net_improvement")
 
+    @extend_schema_field(AgentSerializer(allow_null=True))
+    def get_agent(self, entry: SignalEntry) -> dict[str, str] | None:
+        return AgentSerializer(entry).data if entry.harness_name else None
+
 
 class SignalListSerializer(DataTermsFields):
     """api.md `{computed_at, entries}`, after the data terms (`attribution`, `terms`)."""
@@ -104,6 +125,11 @@ class SignalListSerializer(DataTermsFields):
 
 
 class SignalQuerySerializer(serializers.Serializer):
+    by = serializers.ChoiceField(
+        choices=list(BY_VIEWS),
+        default=MODEL,
+        help_text="rows per model (default) or per agent version (sessions naming an agent)",
+    )
     scenario = serializers.ChoiceField(
         choices=SCENARIOS, required=False, help_text="restrict to one scenario slice"
     )
@@ -133,19 +159,16 @@ CSV_FIELDS = ["rank", "scope", "model", "sessions", "greyed"] + [
         ("steerability", ("value", "low", "high", "mean_effort")),
         ("bash_recovery", BASH_RECOVERY_CSV),
         ("shell_success", ("value", "low", "high", "calls")),
-        ("tool_hallucination", ("value", "low", "high", "calls")),
+        ("tool_hallucination", ("value", "low", "high", "calls", "claims")),
         ("net_improvement", ("value", "low", "high", "p_value")),
     )
     for part in parts
 ]
 
 
-class SignalCsvRenderer(renderers.BaseRenderer):
-    """`?format=csv`: one line per entry, nested figures as `signal.part` columns."""
-
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
+class SignalCsvRenderer(CsvRenderer):
+    """`?format=csv`: one line per entry, nested figures as `signal.part` columns, the
+    snapshot time in `computed_at` (the shared writer, leaderboard.exports.csv_text)."""
 
     def render(
         self,
@@ -153,20 +176,14 @@ class SignalCsvRenderer(renderers.BaseRenderer):
         accepted_media_type: str | None = None,
         renderer_context: dict[str, Any] | None = None,
     ) -> str:
-        buffer = io.StringIO()
-        if not isinstance(data, dict) or "entries" not in data:  # an error body
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow(["error"])
-            writer.writerow([str(data)])
-            return buffer.getvalue()
-        buffer.write(f"# computed_at {data['computed_at']}\n")
-        # Then "#" lines with the terms, as in the board downloads.
-        buffer.write(f"# {data['attribution']}\n# {data['terms']}\n")
-        writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        for entry in data["entries"]:
-            writer.writerow(_csv_row(entry))
-        return buffer.getvalue()
+        if isinstance(data, dict) and "entries" in data:
+            data = _csv_table(data)
+        return super().render(data, accepted_media_type, renderer_context)
+
+
+def _csv_table(data: dict[str, Any]) -> CsvTable:
+    rows = [{**_csv_row(entry), "computed_at": data["computed_at"]} for entry in data["entries"]]
+    return CsvTable([*CSV_FIELDS, "computed_at"], rows)
 
 
 def _csv_row(entry: dict[str, Any]) -> dict[str, Any]:
@@ -201,9 +218,18 @@ class SignalListApi(DataTermsLinkMixin, APIView):
         query = SignalQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         kind, scope = _slice(query.validated_data)
+        by = query.validated_data["by"]
         renderer = request.accepted_renderer
         if renderer.format not in CACHED_FORMATS:  # the browsable API
-            return Response(_signal_list(kind, scope))
+            return Response(_signal_list(kind, scope, by))
+        if wants_csv(request):
+            return csv_response(
+                request,
+                filename=download_name("signals", scope, by, computed_at=None),
+                table=lambda: _csv_table(_signal_list(kind, scope, by)),
+                version=current_snapshot_id(),
+                key=f"api signals {kind} {scope} {by}",
+            )
         content_type = renderer.media_type
         if renderer.charset:
             content_type += f"; charset={renderer.charset}"
@@ -212,10 +238,10 @@ class SignalListApi(DataTermsLinkMixin, APIView):
         return versioned_response(
             request,
             version=current_snapshot_id(),
-            key=f"api signals {renderer.format} {kind} {scope}",
+            key=f"api signals {renderer.format} {kind} {scope} {by}",
             content_type=content_type,
             build=lambda: HttpResponse(
-                renderer.render(_signal_list(kind, scope), renderer.media_type, {}),
+                renderer.render(_signal_list(kind, scope, by), renderer.media_type, {}),
                 content_type=content_type,
             ),
             public=True,
@@ -223,8 +249,8 @@ class SignalListApi(DataTermsLinkMixin, APIView):
         )
 
 
-def _signal_list(kind: str, scope: str) -> dict[str, Any]:
-    selection = current_signal_entries(kinds=[kind], scope=scope)
+def _signal_list(kind: str, scope: str, by: str) -> dict[str, Any]:
+    selection = current_signal_entries(kinds=[kind], scope=scope, by=by)
     body = {"computed_at": selection.computed_at, "entries": selection.entries}
     return SignalListSerializer(body).data
 

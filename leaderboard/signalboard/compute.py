@@ -21,6 +21,7 @@ from django.db import transaction
 from leaderboard.methodology import nir, session_scores
 from leaderboard.methodology.session_scores import SessionColumns
 from leaderboard.methodology.stats import MIN_RANKED_SESSIONS, competition_ranks
+from leaderboard.signalboard.agents import AGENT, agent_rows
 from leaderboard.signalboard.scored import scored_columns
 from leaderboard.signalboard.scoring import sessions_score_pending
 from leaderboard.signalboard.slices import (
@@ -43,7 +44,9 @@ def signal_rows() -> list[dict[str, Any]]:
     # Server-side cursors stream only inside a transaction (see loading.stream_rows).
     with transaction.atomic():
         table = SessionTable.from_columns(*scored_columns())
-    return table_rows(table)
+        agents = SessionTable.from_columns(*scored_columns(by=AGENT))
+    # The agent view (issue 13): the same slices over the sessions naming an agent.
+    return table_rows(table) + agent_rows(table_rows(agents))
 
 
 def table_rows(table: SessionTable) -> list[dict[str, Any]]:
@@ -97,20 +100,26 @@ class SessionTable:
             self._by_key, model=model_of_key[self._by_key.model], attempts=attempts
         )
         self._scenario = np.array(self._by_key.scenario, dtype=object)
+        # NIR stratum per session: a code for its (scenario, user cohort) pair.
+        codes: dict[tuple[str | None, str], int] = {}
+        strata = self._by_key.nir_strata()
+        self._strata = np.array([codes.setdefault(st, len(codes)) for st in strata], dtype=np.int64)
 
     def composite(self) -> dict[str, dict[str, Any]]:
-        """Model -> its figures over all its sessions; NIR shuffles within scenario."""
+        """Model -> its figures over all its sessions; NIR shuffles within scenario ×
+        user cohort."""
         c = self._by_model
-        results = nir.nir_closed_form_all(c.confirmed, c.model, c.scenario)
+        results = nir.nir_closed_form_all(c.confirmed, c.model, self._strata.tolist())
         return {
             model: session_scores.model_entry(c, c.model == code, code, results[code])
             for code, model in enumerate(self.models)
         }
 
     def scenario(self, scenario: str) -> dict[str, dict[str, Any]]:
-        """Model -> its figures over its sessions of one scenario, NIR within it."""
+        """Model -> its figures over its sessions of one scenario, NIR within it (and
+        within user cohort)."""
         inside = self._scenario == scenario
-        strata = [scenario] * int(inside.sum())
+        strata = self._strata[inside].tolist()
         models = self._by_model.model[inside]
         results = nir.nir_closed_form_all(self._by_model.confirmed[inside], models, strata)
         c = self._by_key
@@ -129,7 +138,7 @@ class SessionTable:
         session's own value, over the sessions where it is defined) and its count."""
         y, defined = self._outcome(capability)
         models = self._by_model.model[defined]
-        strata = self._scenario[defined].tolist()
+        strata = self._strata[defined].tolist()
         results = nir.nir_closed_form_all(y[defined], models, strata)
         counts = np.bincount(models, minlength=len(self.models))
         sums = np.bincount(models, weights=y[defined], minlength=len(self.models))
@@ -153,8 +162,12 @@ class SessionTable:
                 "steerability": (1 - c.effort / (3 * c.turns), c.turns > 0),
                 "bash_recovery": (c.episode_score / c.episodes, c.episodes > 0),
                 "shell_success": (c.shell_successes / c.shell_calls, c.shell_calls > 0),
-                # calls is -1 for a session without a toolset: not scored either.
-                "tool_validity": (1 - c.hallucinated / c.calls, c.calls > 0),
+                # calls is -1 for a session without a toolset: not scored either. An
+                # unsupported capability claim counts as one more hallucinated reference.
+                "tool_validity": (
+                    1 - (c.hallucinated + c.claims) / (c.calls + c.claims),
+                    (c.calls >= 0) & (c.calls + c.claims > 0),
+                ),
             }
         return outcomes[capability]
 

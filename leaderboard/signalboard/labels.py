@@ -1,12 +1,13 @@
-"""Labelling the user turns that arrived without a label, before the signal boards read them.
+"""Labelling the user turns that arrived without labels, before the signal boards read them.
 
-Ingestion stores a bundle's own label (source "bundle") and leaves every other user
+Ingestion stores a bundle's own label set (source "bundle") and leaves every other user
 turn without a source. Here the methodology's labeller decides the rest: it reads each
 session that still has unlabelled user turns (user and assistant turns, in order, since
 a reply to the assistant's question reads differently), and the turns it labels are
-written back with source "extractor", once; the stored scores of those sessions
-(signalboard.scoring) are forgotten, so they are scored again. Which label wins (a
-bundle's over the extractor's) is decided in one place, `methodology.labeller.turn_labels`.
+written back as a set with source "extractor", once; the stored scores of those sessions
+(signalboard.scoring) are forgotten, so they are scored again. Which labels win (stored
+ones, a bundle's or a moderator's, over the extractor's) is decided in one place,
+`methodology.labeller.turn_labels`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from django.db import connection
 
-from leaderboard.methodology.labeller import SOURCE_EXTRACTOR, turn_labels
+from leaderboard.methodology.labeller import LABELS, SOURCE_EXTRACTOR, turn_labels
 
 SESSIONS_PER_BATCH = 2000
 
@@ -27,16 +28,18 @@ _PENDING_SESSIONS_SQL = """
     ORDER BY session_id
 """
 _TURNS_SQL = """
-    SELECT session_id, id, role, text, label, label_source FROM ingestion_turn
+    SELECT session_id, id, role, text, labels, label_source FROM ingestion_turn
     WHERE session_id = ANY(%s) AND role IN ('user', 'assistant')
     ORDER BY session_id, position
 """
 _UPDATE_SQL = """
-    UPDATE ingestion_turn t SET label = v.label, label_source = %s
-    FROM unnest(%s::bigint[], %s::text[]) AS v(id, label)
+    UPDATE ingestion_turn t
+    SET labels = string_to_array(v.labels, ',')::varchar(12)[], label_source = %s
+    FROM unnest(%s::bigint[], %s::text[]) AS v(id, labels)
     WHERE t.id = v.id
 """
-# A session labelled here is scored afresh (migration 0013's trigger leaves the
+# Each set travels as one comma-joined text (PostgreSQL has no ragged arrays to unnest);
+# string_to_array('', ',') is the empty set. A session labelled here is scored afresh (migration 0013's trigger leaves the
 # extractor's own writes to this statement rather than firing once per turn).
 _FORGET_SCORES_SQL = "DELETE FROM leaderboard_sessionscore WHERE session_id = ANY(%s)"
 
@@ -63,7 +66,8 @@ def _pending_batches() -> Iterator[list[int]]:
 
 
 def _labels_for(session_ids: list[int]) -> tuple[list[int], list[str]]:
-    """(turn ids, labels) the extractor gives the unlabelled user turns of these sessions."""
+    """(turn ids, comma-joined label sets) the extractor gives the unlabelled user turns
+    of these sessions."""
     with connection.cursor() as cursor:
         cursor.execute(_TURNS_SQL, [session_ids])
         rows = cursor.fetchall()
@@ -75,14 +79,15 @@ def _labels_for(session_ids: list[int]) -> tuple[list[int], list[str]]:
         for row, label in zip(session_rows, decided, strict=True):
             if label is not None and label[1] == SOURCE_EXTRACTOR:
                 ids.append(row[1])
-                labels.append(label[0] or "")
+                labels.append(",".join(name for name in LABELS if name in label[0]))
     return ids, labels
 
 
 def _turn(row: tuple) -> dict[str, Any]:
-    """A stored turn as the labeller reads it: a turn with a source carries its label."""
-    _, _, role, text, label, source = row
+    """A stored turn as the labeller reads it: a turn with a source carries its labels."""
+    _, _, role, text, labels, source = row
     turn: dict[str, Any] = {"role": role, "text": text}
     if source:
-        turn["label"] = label or None
+        turn["labels"] = labels
+        turn["label_source"] = source
     return turn

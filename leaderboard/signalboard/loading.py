@@ -32,14 +32,15 @@ _ONE_SCENARIO = sql.SQL("AND s.scenario = %(scenario)s")
 # planner knows, so a few ids are found through the indexes and many in one scan.
 _BY_ID = sql.SQL("unnest(%(ids)s::bigint[]) AS p(id) JOIN ingestion_session s ON s.id = p.id")
 _SESSIONS_SQL = sql.SQL("""
-    SELECT s.id, m.name, NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), s.toolset
+    SELECT s.id, m.name, NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), s.toolset,
+           NULLIF(s.user_hash, '')
     FROM {sessions}
     JOIN ingestion_languagemodel m ON m.id = s.model_id
     {where}
     ORDER BY s.id
 """)
 _TURNS_SQL = sql.SQL("""
-    SELECT t.session_id, t.position, t.role, NULLIF(t.label, ''), {text}
+    SELECT t.session_id, t.position, t.role, t.labels, t.label_source, {text}
     FROM {sessions}
     JOIN ingestion_turn t ON t.session_id = s.id
     {where}
@@ -54,6 +55,8 @@ _CALLS_SQL = sql.SQL("""
     ORDER BY t.session_id, t.position, c.position
 """)
 
+# Turn texts scoring reads: not the users' (labelled already), the others' (claims, errors).
+_NOT_USER_TEXT = sql.SQL("CASE WHEN t.role <> 'user' THEN t.text END")
 # Django hands jsonb columns over as text; msgspec decodes them several times faster
 # than the json module.
 _decode_json = msgspec.json.decode
@@ -65,13 +68,15 @@ def load_sessions(
     """Every session of a counted submission (of one scenario, if given), in id order,
     as leaderboard.methodology.sessions expects it.
 
-    Every user turn carries its stored label (None for "none of them"): a bundle's own,
-    or the extractor's (signalboard.labels runs before the board is computed), so
-    nothing is labelled twice. Iterate inside a transaction for true streaming; in
+    Every labelled user turn carries its stored label set (`labels`, empty for "none of
+    them") and its `label_source`: a bundle's, a moderator's, or the extractor's
+    (signalboard.labels runs before the board is computed), so nothing is labelled twice. Iterate inside a transaction for true streaming; in
     autocommit PostgreSQL materialises the (WITH HOLD) cursors before the first row.
 
-    with_text=False leaves turn texts in the database: scoring never reads them once
-    every user turn is labelled, and they are most of the bytes.
+    with_text=False leaves user turn texts in the database: scoring never reads them
+    once every user turn is labelled, and they are most of the bytes. Assistant and
+    tool turn texts are always loaded: capability claims and errors shown in tool
+    output are read from them (methodology.capabilities, methodology.shell).
     """
     params = {"status": Submission.Status.INGESTED, "scenario": scenario}
     where = _COUNTED_WHERE.format(scenario=_ONE_SCENARIO if scenario else sql.SQL(""))
@@ -80,10 +85,10 @@ def load_sessions(
 
 
 def load_sessions_by_id(ids: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(session id, session) of the given sessions, in id order, without turn texts.
+    """(session id, session) of the given sessions, in id order, without user turn texts.
 
     Scoring reads these once every user turn is labelled (signalboard.labels), so, as
-    load_sessions(with_text=False), it needs no text.
+    load_sessions(with_text=False), it needs no user text.
     """
     return _merged(_BY_ID, sql.SQL(""), {"ids": ids}, with_text=False)
 
@@ -91,12 +96,12 @@ def load_sessions_by_id(ids: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
 def _merged(
     sessions_from: sql.Composable, where: sql.Composable, params: dict[str, Any], with_text: bool
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    text = sql.SQL("t.text") if with_text else sql.SQL("NULL")
+    text = sql.SQL("t.text") if with_text else _NOT_USER_TEXT
     parts = {"sessions": sessions_from, "where": where}
     sessions = stream_rows(_SESSIONS_SQL.format(**parts), params)
     turns = _Children(stream_rows(_TURNS_SQL.format(text=text, **parts), params))
     calls = _Children(stream_rows(_CALLS_SQL.format(**parts), params))
-    for session_id, model, session_scenario, confirmation, toolset in sessions:
+    for session_id, model, session_scenario, confirmation, toolset, user in sessions:
         yield (
             session_id,
             {
@@ -104,6 +109,8 @@ def _merged(
                 "scenario": session_scenario,
                 "confirmation": confirmation,
                 "toolset": None if toolset is None else _decode_json(toolset),
+                # The salted hash: it tells sessions of one user apart, for the cohorts.
+                "user": user,
                 "turns": _turns(turns.take(session_id), calls.take(session_id)),
             },
         )
@@ -115,10 +122,14 @@ def _turns(turn_rows: list[tuple], call_rows: list[tuple]) -> list[dict[str, Any
     for position, tool, arguments, exit_code in call_rows:
         call = {"tool": tool, "arguments": _decode_json(arguments), "exit_code": exit_code}
         calls_at.setdefault(position, []).append(call)
-    return [
-        {"role": role, "text": text, "label": label, "tool_calls": calls_at.get(position, [])}
-        for position, role, label, text in turn_rows
-    ]
+    turns = []
+    for position, role, labels, source, text in turn_rows:
+        turn = {"role": role, "text": text, "tool_calls": calls_at.get(position, [])}
+        if source:  # else unlabelled (not a user turn, or not labelled yet)
+            turn["labels"] = labels
+            turn["label_source"] = source
+        turns.append(turn)
+    return turns
 
 
 def stream_rows(query: sql.Composable, params: dict[str, Any]) -> Iterator[tuple]:

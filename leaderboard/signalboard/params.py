@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 
 from leaderboard import sorting
+from leaderboard.signalboard.agents import BY_VIEWS, MODEL
 from leaderboard.signalboard.slices import (
     CAPABILITIES,
     COMPOSITE_SCOPE,
@@ -45,6 +46,7 @@ class SignalParams:
     view: str = "composite"
     sort: str = ""
     signal: str = NIR
+    by: str = MODEL  # rows per model, or per agent version (issue 13)
 
     @classmethod
     def from_query(cls, query: QueryDict) -> SignalParams:
@@ -53,7 +55,9 @@ class SignalParams:
         signal = query.get("signal", "")
         signal = signal if signal in GRID_SIGNALS else NIR
         sort = valid_sort(query.get("sort", ""), sort_keys(view))
-        return cls(view=view, sort=sort, signal=signal)
+        by = query.get("by", "")
+        by = by if by in BY_VIEWS else MODEL
+        return cls(view=view, sort=sort, signal=signal, by=by)
 
     @property
     def sort_key(self) -> str:
@@ -65,7 +69,9 @@ class SignalParams:
 
     def querystring(self, **changes: str) -> str:
         params = replace(self, **changes)
-        pairs = [("view", params.view)] if params.view != "composite" else []
+        pairs = [("by", params.by)] if params.by != MODEL else []
+        if params.view != "composite":
+            pairs.append(("view", params.view))
         if params.view == "scenario" and params.signal != NIR:
             pairs.append(("signal", params.signal))
         if params.sort:

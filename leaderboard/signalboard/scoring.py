@@ -28,7 +28,7 @@ from leaderboard.signalboard.loading import load_sessions_by_id
 # Bump whenever a stored value would come out differently for the same session (a rule
 # of leaderboard.methodology.sessions or shell changed, or a column was added): every
 # row of another version is scored again by the next recompute.
-SCORING_VERSION = 1
+SCORING_VERSION = 2  # 2: issue 13 (bash recovery in turns, tool output, capability claims)
 # Scored rows held before each COPY: a few MB.
 SESSIONS_PER_BATCH = 2000
 
@@ -36,7 +36,7 @@ _TABLE = SessionScore._meta.db_table
 _COLUMNS = (
     "session_id", "version", "turns_seen", "calls_seen", "praise_complaint",
     "assistant_turns", "effort", "episodes", "episode_score", "attempts", "tool_calls",
-    "hallucinated", "shell_calls", "shell_successes",
+    "hallucinated", "shell_calls", "shell_successes", "claims",
 )  # fmt: skip
 
 _HIGHEST_IDS_SQL = """
@@ -125,6 +125,7 @@ def score_row(session_id: int, s: SessionSignals, seen: tuple[int, int]) -> tupl
         hallucinated,
         s.shell_calls,
         s.shell_successes,
+        s.claims,
     )
 
 

@@ -20,13 +20,16 @@ class SignalSelection:
 
 
 def current_signal_entries(
-    kinds: Iterable[str] = (SliceKind.COMPOSITE,), scope: str | None = None
+    kinds: Iterable[str] = (SliceKind.COMPOSITE,),
+    scope: str | None = None,
+    by: str = SignalEntry.By.MODEL,
 ) -> SignalSelection:
-    """Rows of the current snapshot of the given slice kinds (and scope): two queries."""
+    """Rows of the current snapshot of the given slice kinds (and scope), of the model
+    view or the agent view (`by`): two queries."""
     snapshot = BoardSnapshot.objects.current()
     if snapshot is None:
         return SignalSelection(None, 0, [])
-    entries = SignalEntry.objects.filter(snapshot=snapshot, slice_kind__in=list(kinds))
+    entries = SignalEntry.objects.filter(snapshot=snapshot, by=by, slice_kind__in=list(kinds))
     if scope is not None:
         entries = entries.filter(scope=scope)
     return SignalSelection(

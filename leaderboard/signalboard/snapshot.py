@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.models import BoardSnapshot, SignalEntry
+from leaderboard.signalboard.agents import MODEL
 from leaderboard.signalboard.compute import signal_rows
 from leaderboard.signalboard.slices import COMPOSITE_SCOPE
 
 _COPIED_FIELDS = (
     "scope", "slice_kind", "greyed", "position", "rank", "model_name", "sessions", "data",
+    "by", "harness_name", "harness_version",
 )  # fmt: skip
 
 
@@ -39,6 +41,11 @@ def _entries_write(snapshot: BoardSnapshot, rows: list[dict[str, Any]]) -> None:
     SignalEntry.objects.bulk_create(
         [SignalEntry(snapshot=snapshot, **row) for row in rows], batch_size=1000
     )
-    total = sum(row["sessions"] for row in rows if row["scope"] == COMPOSITE_SCOPE)
+    # Every session once: the model view's composite (the agent view holds a subset).
+    total = sum(
+        row["sessions"]
+        for row in rows
+        if row["scope"] == COMPOSITE_SCOPE and row.get("by", MODEL) == MODEL
+    )
     BoardSnapshot.objects.filter(pk=snapshot.pk).update(sessions_total=total)
     snapshot.sessions_total = total

@@ -20,6 +20,7 @@ from arena.http_cache import versioned_response
 from leaderboard.methodology import stats
 from leaderboard.models import SignalEntry
 from leaderboard.page_cache import current_snapshot_id
+from leaderboard.signalboard.agents import AGENT, BY_VIEWS, MODEL
 from leaderboard.signalboard.formatting import SIGNAL_LABELS
 from leaderboard.signalboard.params import (
     GRID_SIGNALS,
@@ -28,7 +29,7 @@ from leaderboard.signalboard.params import (
     SignalParams,
     sort_headers,
 )
-from leaderboard.signalboard.selectors import current_signal_entries
+from leaderboard.signalboard.selectors import SignalSelection, current_signal_entries
 from leaderboard.signalboard.slices import COMPOSITE_SCOPE, SliceKind
 from leaderboard.signalboard.tables import composite_table, grid_columns, grid_rows
 from leaderboard.terms import ATTRIBUTION, DATA_TERMS
@@ -59,17 +60,38 @@ def signals(request: HttpRequest) -> HttpResponse:
 
 def _page_context(params: SignalParams) -> dict[str, Any]:
     kinds = [SliceKind.COMPOSITE, VIEW_KINDS[params.view]]
-    selection = current_signal_entries(kinds=kinds)
+    selection = current_signal_entries(kinds=kinds, by=params.by)
     return {
         "params": params,
         "computed_at": selection.computed_at,
         "sessions_total": selection.sessions_total,
         "signals_url": reverse("signals"),
         "views": _view_links(params),
+        "by_links": _by_links(params),
+        **_agent_context(selection, params),
         "min_sessions": stats.MIN_RANKED_SESSIONS,
         "data_terms": DATA_TERMS,
         "attribution": ATTRIBUTION,
         **_view_context(selection.entries, params),
+    }
+
+
+def _by_links(params: SignalParams) -> list[dict[str, Any]]:
+    return [
+        {"label": label, "href": params.querystring(by=by, sort=""), "current": by == params.by}
+        for by, label in BY_VIEWS.items()
+    ]
+
+
+def _agent_context(selection: SignalSelection, params: SignalParams) -> dict[str, Any]:
+    """The agent view says how many sessions name no agent (they are not on it)."""
+    if params.by != AGENT:
+        return {"agent_view": False, "row_label": "Model"}
+    on_view = sum(e.sessions for e in selection.entries if e.scope == COMPOSITE_SCOPE)
+    return {
+        "agent_view": True,
+        "row_label": "Agent version",
+        "left_out": max(selection.sessions_total - on_view, 0),
     }
 
 
@@ -95,7 +117,8 @@ def _view_context(entries: list[SignalEntry], params: SignalParams) -> dict[str,
             # Each row links to a comparison with the leader (the leader's, with the
             # runner-up): the first rows in board order, whatever the visitor's sort.
             "compare_url": reverse("compare"),
-            "leader": composite[0].model_name if composite else None,
+            # The agent view links each row to its release comparison instead.
+            "leader": composite[0].model_name if composite and params.by == MODEL else None,
             "runner_up": composite[1].model_name if len(composite) > 1 else None,
         }
     columns = grid_columns(params)

@@ -166,3 +166,54 @@ def test_it_returns_repeated_errors_grouped_by_cause_with_counts(registry, submi
         "runs.jsonl", None, "suite_version", 180,
     )  # fmt: skip
     assert grouped["message"] == "suite late-bench 1.0.0 is not in the registry"
+
+
+def test_it_dry_runs_a_bundle_with_200_and_a_summary_storing_nothing(registry, submitter_api):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.builders import harness_manifest, outcomes, tar_gz_bundle
+
+    bundle = tar_gz_bundle(harness_manifest("Dry"), outcomes("pass", "fail", task="fix-git"))
+    upload = SimpleUploadedFile("b.tar.gz", bundle)
+
+    response = submitter_api.post(
+        "/api/v1/submissions/", {"file": upload, "dry_run": "1"}, format="multipart"
+    )
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["dry_run"] is True and body["valid"] is True
+    assert (body["runs"], body["sessions"], body["harness"]) == (2, 0, "Dry 1.0.0")
+    assert body["suites"] == ["terminal-bench 4.0.0"]
+    assert not Submission.objects.exists()
+
+
+def test_it_dry_runs_an_invalid_bundle_naming_its_errors(registry, submitter_api):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.conftest import INVALID_DIR
+
+    upload = SimpleUploadedFile("bad.tar.gz", (INVALID_DIR / "negative-cost.tar.gz").read_bytes())
+
+    response = submitter_api.post(
+        "/api/v1/submissions/?dry_run=1", {"file": upload}, format="multipart"
+    )
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["valid"] is False and body["error_count"] >= 1
+    assert body["errors"][0]["field"] == "cost_usd"
+    assert body["errors"][0]["file"] == "runs.jsonl"
+    assert not Submission.objects.exists()
+
+
+def test_it_dry_runs_a_json_bundle_body_given_the_query_string(registry, submitter_api):
+    bundle = {"manifest": harness_manifest(), "runs": [run_line("a"), run_line("b", trial=2)]}
+
+    response = submitter_api.post(
+        "/api/v1/submissions/?dry_run=1", data=json.dumps(bundle), content_type="application/json"
+    )
+
+    assert response.status_code == 200
+    assert (response.json()["valid"], response.json()["runs"]) == (True, 2)
+    assert not Submission.objects.exists()

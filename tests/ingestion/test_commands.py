@@ -65,3 +65,22 @@ def test_it_prints_20_errors_then_one_line_per_cause_with_its_count(
     assert err[-1] == (
         "runs.jsonl: suite_version: suite late-bench 1.0.0 is not in the registry — 180 more lines"
     )
+
+
+def test_it_checks_a_valid_bundle_exits_0_and_stores_nothing(registry, staff, capsys):
+    call_command("ingest", str(EXAMPLE_RUN_BUNDLES[0]), "--check", user="staff")
+    out = capsys.readouterr().out
+    assert "check: valid; nothing was stored. An upload would add 300 runs and 0 sessions" in out
+    assert "suites: " in out
+    assert not Submission.objects.exists()
+    assert not Run.objects.exists()
+
+
+def test_it_checks_an_invalid_bundle_exits_1_with_the_named_errors(registry, staff, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("ingest", str(INVALID_DIR / "negative-cost.tar.gz"), "--check", user="staff")
+    assert exit_info.value.code == 1
+    captured = capsys.readouterr()
+    assert "check: invalid" in captured.out
+    assert ": cost_usd: " in captured.err
+    assert not Submission.objects.exists()

@@ -103,7 +103,7 @@ def test_it_recomputes_when_an_admin_deletes_a_session_or_edits_a_turn(
     url = reverse("admin:ingestion_turn_change", args=[turn.pk])
     form = {
         "session": turn.session_id, "position": turn.position, "role": turn.role,
-        "text": turn.text, "label": "complaint", "label_source": "bundle", "extra": "{}",
+        "text": turn.text, "labels": "complaint", "label_source": "bundle", "extra": "{}",
         "calls-TOTAL_FORMS": 0, "calls-INITIAL_FORMS": 0,
     }  # fmt: skip
     response = admin_client.post(url, form)

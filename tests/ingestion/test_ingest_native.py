@@ -267,3 +267,15 @@ def test_tau2_simulations_already_stored_are_refused(registry, staff, tmp_path, 
     assert "trial 'tau2-bench:f76e8f3a-c4d8-478f-81ae-fix-git0' is already stored" in err
     assert f"by submission {first.pk}" in err
     assert Run.objects.count() == 1
+
+
+def test_it_checks_a_harbor_job_folder_converting_it_and_storing_nothing(
+    registry, staff, job, capsys
+):
+    call_command("ingest", str(job), "--check", format="harbor", **NATIVE)
+
+    out = capsys.readouterr().out
+    assert "check: valid; nothing was stored. An upload would add 5 runs" in out
+    assert "harness: Terminus 2.0.0" in out
+    assert not Submission.objects.exists()
+    assert not Harness.objects.filter(name="Terminus").exists()

@@ -74,8 +74,9 @@ def test_it_ingests_a_project_folder_into_the_signal_boards(staff, tmp_path, cap
     ]  # fmt: skip
     assert set(Session.objects.values_list("scenario", flat=True)) == {"software_development"}
     opus = next(s for s in load_sessions_of("claude-opus-4-7") if len(s["turns"]) > 2)
-    assert [t["label"] for t in opus["turns"] if t["role"] == "user"] == [
-        None, "correction", "praise", None,
+    # "Now write the changelog" asks for the next requirement: iteration, not correction.
+    assert [t["labels"] for t in opus["turns"] if t["role"] == "user"] == [
+        [], ["correction"], ["praise"], ["iteration"],
     ]  # fmt: skip
     assert [c["exit_code"] for t in opus["turns"] for c in t.get("tool_calls", [])] == [1, 0, None]
     assert "jeyeng" not in opus["turns"][0]["text"]

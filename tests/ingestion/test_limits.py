@@ -62,8 +62,10 @@ def schema_rule(field: str) -> msgspec.inspect.Type:
 
 
 def column_of(field: str):
+    """The column storing a bundle field; for a set (an array column), its elements'."""
     model, name = FIELDS[field].column.split(".")
-    return apps.get_model("ingestion", model)._meta.get_field(name)
+    column = apps.get_model("ingestion", model)._meta.get_field(name)
+    return getattr(column, "base_field", column)
 
 
 @pytest.mark.parametrize("field", sorted(FIELDS))

@@ -121,10 +121,10 @@ def test_it_stores_only_the_bundles_own_labels(registry, staff, nobody_listening
     assert submission.status == "ingested", submission.errors
     turns = Turn.objects.filter(role="user").order_by("position")
     # Labelling is the leaderboard's (methodology): ingestion leaves the first unlabelled.
-    assert [(t.label, t.label_source) for t in turns] == [
-        ("", ""),
-        ("", "bundle"),
-        ("correction", "bundle"),
+    assert [(t.labels, t.label_source) for t in turns] == [
+        ([], ""),
+        ([], "bundle"),
+        (["correction"], "bundle"),
     ]
 
 

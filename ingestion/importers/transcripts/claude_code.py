@@ -245,6 +245,7 @@ def _session_lines(
     first = records[0][2]
     cwd = next((r.cwd for _, _, r in records if r.cwd), None)
     extra = {"cwd": cwd, "claude_code_version": first.version, "started_at": first.timestamp}
+    agent = _agent(params, first.version)
     for index, (model, part) in enumerate(split_by_model(turns), 1):
         model = model or params.model
         source = part[0].source or records[0][1]
@@ -258,7 +259,17 @@ def _session_lines(
             confirmation=params.confirmation, user=opaque_user(home_owner(cwd), NAME),
             extra=extra,
         )  # fmt: skip
+        if agent is not None:
+            line["agent"] = agent
         yield {**line, "source_id": SOURCE_PREFIX + part_session}, source
+
+
+def _agent(params: NativeParams, version: str | None) -> dict[str, str] | None:
+    """The session's agent (issue 13): the harness the submitter registered Claude Code
+    as (the `harness` parameter), at the version the transcript's own lines carry.
+    Without either, none: the ingest checks the pair against the registry."""
+    name = (params.harness or {}).get("name")
+    return {"harness": name, "version": version} if name and version else None
 
 
 def _turns(records: list[tuple[tuple[str, int, int], str, Record]]) -> list[Turn]:

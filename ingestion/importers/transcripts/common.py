@@ -276,7 +276,7 @@ def _turn_line(turn: Turn, redactor: Redactor) -> dict[str, Any]:
     line: dict[str, Any] = {"role": turn.role, "text": text}
     if turn.role == "user":
         if turn.label is not None:  # absent: the extractor labels the turn
-            line["label"] = turn.label
+            line["labels"] = [turn.label]
         return line
     line["tool_calls"] = [
         {"tool": c.tool, "arguments": redactor.value(c.arguments), "exit_code": c.exit_code}

@@ -11,6 +11,7 @@ from ingestion.bundles.errors import BundleError
 from ingestion.bundles.limits import CONFIRMATIONS, NATIVE_FORMATS, SCENARIOS
 from ingestion.importers import DESCRIPTIONS, FORMATS, REQUIRED_PARAMS, detect_format
 from ingestion.models import Submission
+from ingestion.services.checking import BundleCheck, bundle_check
 from ingestion.services.intake import (
     NativeSource,
     SubmittedByAnother,
@@ -50,6 +51,12 @@ class Command(BaseCommand):
             default="auto",
             help="arena-bundle/1 or a native format (default: detected from the path)",
         )
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="dry run: validate fully (registry lookups included) and store nothing; "
+            "exit status 0 if the bundle would be accepted, 1 if not",
+        )
         native = parser.add_argument_group("native formats (" + ", ".join(NATIVE_FORMATS) + ")")
         native.add_argument("--harness", help="harness name")
         native.add_argument("--harness-version", help="harness version")
@@ -82,13 +89,14 @@ class Command(BaseCommand):
         fmt = detect_format(path) if detected else options["format"]
         self._check_options(fmt, options, detected)
         owner = self._owner(user)
-        if fmt == "arena":
-            self._ingest(path, path.name, owner, options["verbosity"])
-            return
         # Native files are kept as given and converted by the same step the worker
         # runs for the API; a folder is packed (deterministically) under its own name.
-        filename = f"{path.name}.{fmt}.tar.gz" if path.is_dir() else path.name
-        self._ingest(path, filename, owner, options["verbosity"], self._native(fmt, options))
+        native = None if fmt == "arena" else self._native(fmt, options)
+        filename = f"{path.name}.{fmt}.tar.gz" if native and path.is_dir() else path.name
+        if options["check"]:
+            self._check(path, filename, owner, options["verbosity"], native)
+            return
+        self._ingest(path, filename, owner, options["verbosity"], native)
 
     def _check_options(self, fmt: str, options: dict, detected: bool) -> None:
         if fmt == "arena":
@@ -140,6 +148,41 @@ class Command(BaseCommand):
         self._report(submission, created)
         if submission.status == Submission.Status.REJECTED:
             sys.exit(1)
+
+    def _check(
+        self, upload: Path, filename: str, owner, verbosity: int, native: NativeSource | None
+    ) -> None:
+        show_bar = sys.stderr.isatty() and verbosity > 0
+        with tqdm(desc="records", unit=" rec", disable=not show_bar, file=sys.stderr) as bar:
+            try:
+                check = bundle_check(
+                    upload=upload, user=owner, filename=filename, native=native,
+                    progress=bar.update,
+                )  # fmt: skip
+            except UploadTooLarge as exc:
+                raise CommandError(str(exc)) from exc
+        self._report_check(check)
+        if not check.valid:
+            sys.exit(1)
+
+    def _report_check(self, check: BundleCheck) -> None:
+        if not check.valid:
+            self.stdout.write(f"check: invalid, {check.error_count} errors; nothing was stored")
+            self._write_errors(check.errors, check.error_count)
+            return
+        review = " (held for review: the account is not yet trusted)" * check.held_for_review
+        self.stdout.write(
+            f"check: valid; nothing was stored. An upload would add {check.runs} runs and "
+            f"{check.sessions} sessions{review}."
+        )
+        for label, value in (
+            ("harness", check.harness), ("suites", ", ".join(check.suites)),
+            ("models", ", ".join(check.models)),
+        ):  # fmt: skip
+            if value:
+                self.stdout.write(f"  {label}: {value}")
+        for warning in check.warnings:
+            self.stderr.write(f"warning: {warning}")
 
     def _owner(self, username: str | None):
         users = get_user_model().objects

@@ -67,7 +67,7 @@ def test_it_tells_an_absent_label_from_a_null_one():
         ({"toolset": [3]}, "toolset[0]", ["not an integer"]),
         ({"turns": DROP}, "turns", ["is required"]),
         ({"turns": [{"role": "system", "text": "x"}]}, "turns[0].role", ["user, assistant, tool"]),
-        ({"turns": [{"role": "user", "label": "happy"}]}, "turns[0].label", ["praise, complaint, correction or null"]),
+        ({"turns": [{"role": "user", "label": "happy"}]}, "turns[0].label", ["praise, complaint, correction, urging, iteration or null"]),
         ({"turns": [{"role": "assistant", "label": "praise"}]}, "turns[0].label", ["only user turns"]),
         ({"turns": [{"role": "assistant", "tool_calls": [{"arguments": {}}]}]}, "turns[0].tool_calls[0].tool", ["is required"]),
         ({"turns": [{"role": "assistant", "tool_calls": [{"tool": "bash", "arguments": "ls"}]}]}, "turns[0].tool_calls[0].arguments", ["must be an object"]),

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+import pandas
 import pytest
 
 from leaderboard.methodology import stats
@@ -22,10 +23,12 @@ def test_it_exports_csv_with_the_attribution_and_interval_numbers(client, boards
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="arena-overall-' in response["Content-Disposition"]
     text = response.content.decode()
-    comments = [line for line in text.splitlines() if line.startswith("#")]
-    assert ATTRIBUTION in comments[0]
-    assert DATA_TERMS in comments[1]
-    rows = list(csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#")))
+    # Nothing before the header (pandas and spreadsheets read it as it is); the terms
+    # are the last column and the Link header.
+    assert text.startswith("rank,")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {row["data_terms"] for row in rows} == {"http://testserver/methodology/#data-terms"}
+    assert response["Link"] == '<http://testserver/methodology/#data-terms>; rel="license"'
     first = rows[0]
     low, high = stats.wilson_interval(80, 100)
     assert first["harness"] == "OpenHarness"
@@ -43,6 +46,7 @@ def test_it_exports_json_with_the_attribution_and_interval_numbers(client, board
     assert response["Content-Type"].startswith("application/json")
     assert document["attribution"] == ATTRIBUTION
     assert document["terms"] == DATA_TERMS
+    assert document["terms_url"] == "http://testserver/methodology/#data-terms"
     assert document["slug"] == "overall"
     (entry,) = document["entries"]
     low, high = stats.wilson_interval(80, 100)
@@ -53,11 +57,16 @@ def test_it_exports_json_with_the_attribution_and_interval_numbers(client, board
 
 def test_it_writes_names_that_look_like_formulas_as_text_in_the_csv(client, db):
     build_snapshot({"overall": [agent_figures("=HYPERLINK(1)", "1.0", "@model")]})
-    rows = [
-        line for line in client.get("/boards/overall/export.csv").content.decode().splitlines()
-        if not line.startswith("#")
-    ]  # fmt: skip
+    rows = client.get("/boards/overall/export.csv").content.decode().splitlines()
     assert rows[1].split(",")[2:5] == ["'=HYPERLINK(1)", "1.0", "'@model"]
+
+
+def test_it_writes_a_csv_that_pandas_reads_without_options(client, boards):
+    response = client.get("/boards/overall/export.csv")
+    frame = pandas.read_csv(io.BytesIO(response.content))
+    api = client.get("/api/v1/boards/overall/").json()
+    assert list(frame["model"]) == [entry["model"] for entry in api["entries"]]
+    assert frame.columns[-1] == "data_terms"
 
 
 def test_it_refuses_an_unknown_export_format_or_board(client, boards):

@@ -44,6 +44,16 @@ def test_it_explains_the_signal_boards_with_the_constants_from_code(client):
     assert f'<span class="constant">{stats.MIN_RANKED_SESSIONS}</span>' in page
 
 
+@pytest.mark.django_db
+def test_it_documents_each_user_turn_label_rule_with_examples(client):
+    page = client.get("/methodology/").content.decode()
+    for label in ("complaint", "correction", "iteration", "urging", "praise"):
+        assert f'id="label-{label}"' in page
+    assert "This is wrong and frustrating, use the other config instead" in page
+    assert "Does this look good?" in page
+    assert "Great. Next, the page should include a footer." in page
+
+
 def test_it_lists_a_suite_s_approved_tasks_in_natural_order(client, registry):
     from ingestion.models import Category, Suite
 
@@ -63,3 +73,16 @@ def test_it_states_the_duplicate_rule_and_links_every_section_from_the_contents(
     assert 'id="run-identity"' in html and "source id" in html
     for anchor in re.findall(r'<a href="#([\w-]+)"', html.split("</nav>")[0]):
         assert f'id="{anchor}"' in html, anchor
+
+
+@pytest.mark.django_db
+def test_it_documents_shell_commands_and_capability_claims_from_the_module(client):
+    page = client.get("/methodology/").content.decode()
+    for anchor in ("shell-commands", "tool-output-errors", "capability-claims"):
+        assert f'id="{anchor}"' in page
+    # The rule tables are rendered from leaderboard.methodology.shell and .capabilities.
+    assert "<code>timeout</code>" in page and "<code>cd</code>" in page
+    assert "Python traceback: <code>^Traceback \\(most recent call last\\):</code>" in page
+    assert 'id="capability-file_editing"' in page and "Editing files" in page
+    assert '"I&#x27;ve edited config.yaml"' in page
+    assert "<code>patch</code>" in page and "any shell tool" in page

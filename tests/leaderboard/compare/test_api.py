@@ -21,7 +21,7 @@ def test_it_compares_two_agents_on_their_shared_tasks(client, site):
     body = response.json()
     assert body["kind"] == "benchmark"
     assert (body["a"]["harness"], body["b"]["harness"]) == ("Alpha", "Beta")
-    assert body["a"]["agent_url"] == "/agents/Alpha/1.0.0/m/"
+    assert body["a"]["agent_url"] == "http://testserver/agents/Alpha/1.0.0/m/"
     # The infra error and Beta's conflict-excluded fix-git runs are not counted.
     assert body["shared_tasks"] == 4
     assert {row["task"] for row in body["tasks"]} == {

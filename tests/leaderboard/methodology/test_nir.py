@@ -1,5 +1,6 @@
 """Tests for leaderboard.methodology.nir: the closed form against exact enumeration of
-every within-scenario shuffle, and against the seeded Monte Carlo path (methodology §3.1).
+every within-stratum shuffle (scenario, and scenario × user cohort), and against the
+seeded Monte Carlo path (methodology §3.1).
 
 Pure Python: no Django, no database.
 """
@@ -11,6 +12,7 @@ import json
 import math
 import statistics
 import tarfile
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -277,3 +279,200 @@ def test_it_agrees_with_monte_carlo_on_the_reference_bundle() -> None:
         se_sd = exact.null_sd / math.sqrt(2 * (shuffles - 1))
         assert abs(carlo[model].null_mean - exact.null_mean) < 4 * se_mean, model
         assert abs(carlo[model].null_sd - exact.null_sd) < 4 * se_sd, model
+
+
+# --- scenario × user cohort strata (issue 13) ----------------------------------------------
+
+# Scenario × cohort strata of every size the boards meet: 4, 3, 2 (twice) and 1.
+COHORT_Y = [1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1]
+COHORT_MODELS = ["T", "U", "T", "V", "U", "T", "V", "U", "T", "U", "V", "T"]
+COHORT_STRATA = [
+    ("sd", "newcomer"),
+    ("sd", "newcomer"),
+    ("sd", "newcomer"),
+    ("sd", "newcomer"),
+    ("sd", "power"),
+    ("sd", "power"),
+    ("sd", "power"),
+    ("wa", "newcomer"),
+    ("wa", "newcomer"),
+    (None, "anonymous"),
+    (None, "anonymous"),
+    ("wa", "power"),
+]
+
+
+def test_it_removes_the_confounding_of_user_cohort_by_hand() -> None:
+    # One scenario. Power users succeed 3 times in 4, newcomers once in 4; T has three
+    # of the power users' sessions and one newcomer's (y = 1, 1, 0 and 0). Its raw rate
+    # equals everyone's (gap 0), but its users predict E[mean_T] = (3·3/4 + 1/4)/4 = 5/8:
+    # NIR = 0 - (5/8 - 1/2) = -1/8. Var = (3·3/16·1/3 + 1·3/16·3/3)/4² = 3/128.
+    y = [1, 1, 0, 1, 0, 1, 0, 0]
+    models = ["T", "T", "T", "U", "T", "U", "U", "U"]
+    strata = [("sd", "power")] * 4 + [("sd", "newcomer")] * 4
+    result = nir_closed_form(y, models, strata, "T")
+    assert result.observed_gap == pytest.approx(0.0, abs=1e-15)
+    assert result.null_mean == pytest.approx(1 / 8)
+    assert result.value == pytest.approx(-1 / 8)
+    assert result.null_sd == pytest.approx(math.sqrt(3 / 128))
+    # Shuffled within the scenario only, the same sessions show no net improvement.
+    scenario_only = nir_closed_form(y, models, ["sd"] * 8, "T")
+    assert scenario_only.value == pytest.approx(0.0, abs=1e-15)
+    assert scenario_only.null_sd == pytest.approx(math.sqrt(4 * 0.25 * 4 / 7) / 4)
+
+
+@pytest.mark.parametrize("model", ["T", "U", "V"])
+def test_it_matches_exact_enumeration_of_shuffles_within_scenario_and_cohort(model: str) -> None:
+    gaps = _enumerate_gaps(COHORT_Y, COHORT_MODELS, COHORT_STRATA, model)
+    result = nir_closed_form(COHORT_Y, COHORT_MODELS, COHORT_STRATA, model)
+    assert result.null_mean == pytest.approx(statistics.fmean(gaps), abs=1e-12)
+    assert result.null_sd == pytest.approx(statistics.pstdev(gaps), abs=1e-12)
+    assert result.value == pytest.approx(result.observed_gap - statistics.fmean(gaps), abs=1e-12)
+
+
+def _exact_p_value(gaps: list[float], observed: float) -> float:
+    centre = statistics.fmean(gaps)
+    extreme = sum(abs(g - centre) >= abs(observed - centre) - 1e-12 for g in gaps)
+    return extreme / len(gaps)
+
+
+@pytest.mark.parametrize("model", ["T", "U", "V"])
+def test_it_estimates_the_exact_cohort_null_by_monte_carlo(model: str) -> None:
+    shuffles = 20_000
+    mc = nir_monte_carlo(COHORT_Y, COHORT_MODELS, COHORT_STRATA, model, shuffles, seed=8)
+    gaps = _enumerate_gaps(COHORT_Y, COHORT_MODELS, COHORT_STRATA, model)
+    sd = statistics.pstdev(gaps)
+    assert abs(mc.null_mean - statistics.fmean(gaps)) < 4 * sd / math.sqrt(shuffles)
+    assert abs(mc.null_sd - sd) < 4 * sd / math.sqrt(2 * shuffles)
+    p = _exact_p_value(gaps, mc.observed_gap)
+    assert abs(mc.p_value - p) < 4 * math.sqrt(p * (1 - p) / shuffles) + 1 / shuffles
+
+
+def test_it_gives_a_two_session_stratum_its_finite_population_correction() -> None:
+    # One stratum of two sessions (y = 1, 0), T holds one: mean_T is 1 or 0, each half
+    # the time, so Var = 1/4; the formula's (N - n)/(N - 1) is (2 - 1)/1 = 1 here.
+    result = nir_closed_form([1, 0], ["T", "U"], [("sd", "power")] * 2, "T")
+    assert result.observed_gap == pytest.approx(0.5)
+    assert result.null_mean == pytest.approx(0.0, abs=1e-15)
+    assert result.null_sd == pytest.approx(0.5)
+    assert result.value == pytest.approx(0.5)
+    assert result.p_value == pytest.approx(math.erfc(1 / math.sqrt(2)))
+
+
+def test_it_adds_nothing_for_a_stratum_of_one_session() -> None:
+    # The lone session sits in its own stratum: whoever holds it keeps it.
+    y = [1, 1, 0, 0, 1]
+    models = ["T", "T", "U", "U", "T"]
+    strata = ["g", "g", "g", "g", "lone"]
+    with_lone = nir_closed_form_all(y, models, strata)
+    enumerated = _enumerate_gaps(y, models, strata, "T")
+    assert with_lone["T"].null_sd == pytest.approx(statistics.pstdev(enumerated), abs=1e-12)
+    assert with_lone["U"].null_sd == pytest.approx(
+        statistics.pstdev(_enumerate_gaps(y, models, strata, "U"))
+    )
+    assert all(math.isfinite(r.null_sd) for r in with_lone.values())
+
+
+def test_it_handles_a_model_missing_from_the_last_stratum() -> None:
+    # U (the last model) never appears in "b" (the last stratum): the table of counts
+    # still has a cell for it there.
+    y, models, strata = [1, 0, 1], ["T", "U", "T"], ["a", "a", "b"]
+    results = nir_closed_form_all(y, models, strata)
+    for model in ("T", "U"):
+        gaps = _enumerate_gaps(y, models, strata, model)
+        assert results[model].null_sd == pytest.approx(statistics.pstdev(gaps), abs=1e-12)
+
+
+def test_it_scores_a_single_session() -> None:
+    closed = nir_closed_form_all([1.0], ["T"], [None])
+    carlo = nir_monte_carlo_all([1.0], ["T"], [None], shuffles=5)
+    for result in (closed["T"], carlo["T"]):
+        assert result.value == pytest.approx(0.0, abs=1e-15)
+        assert result.null_sd == pytest.approx(0.0, abs=1e-15)
+
+
+def test_it_reads_outcomes_of_any_numeric_type() -> None:
+    as_float = nir_closed_form_all([1.0, 0.0, 1.0, 0.5], ["T", "U", "T", "U"], ["g"] * 4)
+    as_fraction = nir_closed_form_all(
+        [Fraction(1), Fraction(0), Fraction(1), Fraction(1, 2)], ["T", "U", "T", "U"], ["g"] * 4
+    )
+    as_bool = nir_closed_form_all([True, False, True], ["T", "U", "T"], ["g"] * 3)
+    assert as_fraction == as_float
+    assert as_bool == nir_closed_form_all([1.0, 0.0, 1.0], ["T", "U", "T"], ["g"] * 3)
+    carlo = nir_monte_carlo_all([Fraction(1), Fraction(0)], ["T", "U"], ["g"] * 2, shuffles=8)
+    assert carlo == nir_monte_carlo_all([1.0, 0.0], ["T", "U"], ["g"] * 2, shuffles=8)
+
+
+def test_it_says_which_columns_differ_in_length() -> None:
+    with pytest.raises(
+        ValueError, match=r"^outcomes, models and strata must have the same length$"
+    ):
+        nir_monte_carlo_all([1, 0], ["T", "U"], ["a"])
+
+
+# --- Monte Carlo: bounds, seeds, blocks ------------------------------------------------------
+
+
+def test_it_bounds_the_monte_carlo_nir_at_z_null_sds() -> None:
+    y, models, strata = _board(seed=4, n=150)
+    for mc in nir_monte_carlo_all(y, models, strata, shuffles=300, seed=1).values():
+        assert mc.null_sd > 0
+        assert mc.low == pytest.approx(mc.value - Z * mc.null_sd, abs=1e-15)
+        assert mc.high == pytest.approx(mc.value + Z * mc.null_sd, abs=1e-15)
+
+
+def test_it_takes_the_monte_carlo_sd_with_one_degree_of_freedom() -> None:
+    # A stratum of two (y = 1, 0): each shuffle gives T a gap of +1/2 or -1/2, so the
+    # draws are known from their mean alone: k of B are +1/2 with mean = (2k - B)/(2B).
+    for shuffles in (2, 3, 40):
+        mc = nir_monte_carlo([1, 0], ["T", "U"], ["g", "g"], "T", shuffles=shuffles, seed=6)
+        k = round(shuffles * (2 * mc.null_mean + 1) / 2)
+        draws = [0.5] * k + [-0.5] * (shuffles - k)
+        assert mc.null_mean == pytest.approx(statistics.fmean(draws), abs=1e-15)
+        assert mc.null_sd == pytest.approx(statistics.stdev(draws), abs=1e-15)
+    # A single shuffle has no spread to estimate: the interval closes on the value.
+    once = nir_monte_carlo([1, 0], ["T", "U"], ["g", "g"], "T", shuffles=1, seed=6)
+    assert once.null_sd == 0.0
+    assert once.low == once.high == once.value
+
+
+def test_it_seeds_monte_carlo_with_zero_unless_told() -> None:
+    y, models, strata = _board(seed=3, n=60)
+    default = nir_monte_carlo_all(y, models, strata, shuffles=50)
+    assert default == nir_monte_carlo_all(y, models, strata, shuffles=50, seed=0)
+    assert nir_monte_carlo(y, models, strata, "A", shuffles=50) == default["A"]
+    seeded = nir_monte_carlo(y, models, strata, "A", shuffles=50, seed=12)
+    assert seeded == nir_monte_carlo_all(y, models, strata, shuffles=50, seed=12)["A"]
+    assert seeded != default["A"]
+
+
+@pytest.mark.parametrize("cells", [1, 5, 12, 13, 100])
+def test_it_draws_the_same_shuffles_whatever_the_blocks(
+    monkeypatch: pytest.MonkeyPatch, cells: int
+) -> None:
+    # Strata of 4, 3, 2 and 1 sessions with 7 shuffles: blocks of 1 to 13 rows, most of
+    # them leaving an uneven last block (7 = 2 + 2 + 2 + 1, 3 + 3 + 1, ...).
+    import leaderboard.methodology.nir as nir_module
+
+    whole = nir_monte_carlo_all(COHORT_Y, COHORT_MODELS, COHORT_STRATA, shuffles=7, seed=4)
+    monkeypatch.setattr(nir_module, "_BLOCK_CELLS", cells)
+    blocked = nir_monte_carlo_all(COHORT_Y, COHORT_MODELS, COHORT_STRATA, shuffles=7, seed=4)
+    assert blocked == whole
+
+
+def test_it_agrees_with_monte_carlo_on_cohort_strata() -> None:
+    # The board of _board with a user cohort crossed in: cohorts shift success and are
+    # spread unevenly over the models, as power users and newcomers would be.
+    y, models, scenarios = _board(seed=5, n=600)
+    rng = np.random.default_rng(15)
+    cohort = [str(rng.choice(["newcomer", "regular", "power", "anonymous"])) for _ in y]
+    strata = list(zip(scenarios, cohort, strict=True))
+    shuffles = 10_000
+    closed = nir_closed_form_all(y, models, strata)
+    carlo = nir_monte_carlo_all(y, models, strata, shuffles=shuffles, seed=21)
+    for model, exact in closed.items():
+        se_mean = exact.null_sd / math.sqrt(shuffles)
+        se_sd = exact.null_sd / math.sqrt(2 * (shuffles - 1))
+        assert abs(carlo[model].null_mean - exact.null_mean) < 4 * se_mean, model
+        assert abs(carlo[model].null_sd - exact.null_sd) < 4 * se_sd, model
+        assert carlo[model].p_value == pytest.approx(exact.p_value, abs=0.1), model

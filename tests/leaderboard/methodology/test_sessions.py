@@ -106,9 +106,43 @@ def test_it_labels_turns_without_a_label_key_with_the_extractor() -> None:
         assistant(),
         user("No, use the py311 environment.", unlabelled=True),
     )
-    assert session_labels(s) == [None, "praise", None, "correction"]
+    assert session_labels(s) == [set(), {"praise"}, set(), {"correction"}]
     assert session_praise_complaint(s) is True
     assert session_steering_efforts(s) == [0, 1]
+
+
+def _said(text: str, *labels: str) -> dict:
+    """A user turn carrying a stored label set."""
+    return {"role": "user", "text": text, "labels": list(labels), "label_source": "bundle"}
+
+
+def test_it_counts_a_turn_with_praise_and_a_complaint_once_each_way() -> None:
+    both = _said("Thanks! But the header is still off.", "praise", "complaint")
+    assert session_praise_complaint(session(assistant(), both)) is None
+    praised = session(assistant(), both, assistant(), _said("Great.", "praise"))
+    assert session_praise_complaint(praised) is True
+
+
+def test_it_counts_a_complaint_that_also_corrects_as_a_complaint() -> None:
+    turn = _said("Wrong and frustrating, use the other config instead.", "complaint", "correction")
+    assert session_praise_complaint(session(assistant(), turn)) is False
+
+
+def test_it_counts_neither_urging_nor_iteration_as_sentiment() -> None:
+    s = session(
+        assistant(), _said("Any update?", "urging"), assistant(), _said("Next.", "iteration")
+    )
+    assert session_praise_complaint(s) is None
+
+
+def test_it_reads_stored_label_sets_and_extracts_the_rest() -> None:
+    s = session(
+        assistant(),
+        _said("ok", "praise", "iteration"),
+        assistant(),
+        user("This is wrong, use yarn instead.", unlabelled=True),
+    )
+    assert session_labels(s) == [set(), {"praise", "iteration"}, set(), {"complaint", "correction"}]
 
 
 # --- 3. steerability -----------------------------------------------------------------------
@@ -172,6 +206,16 @@ def test_it_scores_steerability_as_one_minus_mean_effort_over_three() -> None:
     assert entry["low"] == pytest.approx(1 - (1 + Z) / 3)
     assert entry["high"] == pytest.approx(1 - (1 - Z) / 3)
     assert entry["turns"] == 4
+
+
+def test_it_counts_a_correction_in_a_set_of_labels_as_steering() -> None:
+    corrected = _said("Wrong file, use utils.py instead.", "complaint", "correction")
+    assert efforts(assistant(), corrected, assistant(), corrected, assistant()) == [3, 1, 0]
+
+
+def test_it_does_not_count_iteration_or_urging_as_steering() -> None:
+    turns = (assistant(), _said("Great. Next, add a footer.", "praise", "iteration"))
+    assert efforts(*turns, assistant(), _said("Any update?", "urging"), assistant()) == [0, 0, 0]
 
 
 # --- 5. tool hallucinations ----------------------------------------------------------------
@@ -279,3 +323,76 @@ def test_it_leaves_the_shell_success_outcome_undefined_without_shell_calls() -> 
     summary = summarize_session(s)
     assert (summary.shell_calls, summary.shell_successes) == (0, 0)
     assert summary.capability_outcomes()["shell_success"] is None
+
+
+# --- 5. tool hallucinations: capability claims (issue 13) --------------------------------------
+
+
+def claiming(text: str, *calls: dict, toolset) -> dict:
+    turn = {"role": "assistant", "text": text, "tool_calls": list(calls)}
+    return session(user("go"), turn, toolset=toolset)
+
+
+def test_it_summarizes_a_capability_claim_beside_the_calls() -> None:
+    # "… claiming a file-editing capability that isn't there, counts as a hallucination."
+    s = claiming(
+        "I've edited config.yaml.",
+        call("read_file", 0, path="config.yaml"),
+        call("grep", 0),
+        toolset=["read_file"],
+    )
+    summary = summarize_session(s)
+    assert (summary.tool_calls, summary.claims) == ((2, 1), 1)
+    # Three references (two calls, one claim), two of them hallucinated.
+    assert summary.capability_outcomes()["tool_validity"] == pytest.approx(1 - 2 / 3)
+
+
+def test_it_scores_a_claim_made_without_any_call() -> None:
+    summary = summarize_session(claiming("I ran the tests.", toolset=["read_file"]))
+    assert (summary.tool_calls, summary.claims) == ((0, 0), 1)
+    assert summary.capability_outcomes()["tool_validity"] == 0.0
+
+
+def test_it_leaves_tool_validity_undefined_without_calls_claims_or_toolset() -> None:
+    assert (
+        summarize_session(claiming("Hello.", toolset=[])).capability_outcomes()["tool_validity"]
+        is None
+    )
+    no_toolset = summarize_session(claiming("I ran the tests.", call("x"), toolset=None))
+    assert (no_toolset.tool_calls, no_toolset.claims) == (None, 0)
+    assert no_toolset.capability_outcomes()["tool_validity"] is None
+
+
+def test_it_accepts_a_claim_the_toolset_backs() -> None:
+    summary = summarize_session(claiming("I ran the tests.", sh("pytest", 0), toolset=["bash"]))
+    assert (summary.tool_calls, summary.claims) == ((1, 0), 0)
+    assert summary.capability_outcomes()["tool_validity"] == 1.0
+
+
+def test_it_reads_odd_toolset_entries_and_arguments_without_failing() -> None:
+    toolset = [{"kind": "shell"}, {"name": "t", "parameters": "not a schema"}, "bash"]
+    assert tool_calls(call("t", anything=1), toolset=toolset) == (1, 0)
+    required = [{"name": "run", "parameters": {"required": ["command"]}}]
+    odd = {"tool": "run", "arguments": "ls -la", "exit_code": 0}
+    assert tool_calls(odd, toolset=required) == (1, 1)
+
+
+def test_it_summarizes_shell_calls_episodes_and_turns() -> None:
+    s = session(
+        user("go"),
+        assistant(sh("make", 2), sh("ls", 0), sh("pwd", 0)),
+        user("and?"),
+        assistant(sh("pytest", 1), sh("make", 0)),
+        toolset=["bash"],
+    )
+    summary = summarize_session(s)
+    assert (summary.shell_calls, summary.shell_successes) == (5, 3)
+    # make: fixed in the next turn (1); pytest: never fixed (0). Mean 1/2.
+    assert summary.episode_attempts == (1, None)
+    assert summary.capability_outcomes()["bash_recovery"] == 0.5
+
+
+def test_it_leaves_steerability_undefined_without_assistant_turns() -> None:
+    summary = summarize_session(session(user("hello")))
+    assert summary.assistant_turns == 0
+    assert summary.capability_outcomes()["steerability"] is None

@@ -1,7 +1,9 @@
 """Tests for leaderboard.methodology.shell: which calls are shell calls, the program a
-command runs, bash recovery episodes and the shell success rate (methodology §3).
+command runs, errors shown in tool output, bash recovery episodes counted in assistant
+turns and the shell success rate (methodology §3, issue 13).
 
-Pure Python: no Django, no database.
+Pure Python: no Django, no database. Every case is written out here, never read from
+the module's own tables.
 """
 
 from __future__ import annotations
@@ -12,13 +14,19 @@ import pytest
 
 from leaderboard.methodology.session_scores import score_sessions
 from leaderboard.methodology.shell import (
-    DEFAULT_SHELL_TOOLS,
+    ShellCall,
+    bash_episodes,
+    call_exit_code,
+    command_words,
     episode_score,
+    output_error,
+    pipelines,
     session_bash_episodes,
     session_shell_calls,
     session_shell_success,
     shell_program,
     shell_tool_names,
+    turn_outputs,
 )
 from leaderboard.methodology.stats import Z, wilson_interval
 from tests.leaderboard.methodology.session_builders import (
@@ -30,7 +38,21 @@ from tests.leaderboard.methodology.session_builders import (
     user,
 )
 
-# --- 4. bash recovery: program detection ---------------------------------------------------
+
+def turns_taken(*turns: list[dict], toolset=None) -> list[int | None]:
+    """Bash episodes of a session whose assistant turns hold the given calls, each
+    answered by a user turn."""
+    body: list[dict] = []
+    for calls in turns:
+        body += [assistant(*calls), user("go on")]
+    return session_bash_episodes(session(user("go"), *body, toolset=toolset))
+
+
+def tool(text: str | None) -> dict:
+    return {"role": "tool", "text": text}
+
+
+# --- 4. bash recovery: the program of a command -------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -41,39 +63,196 @@ from tests.leaderboard.methodology.session_builders import (
         ("CI=1 npm test", "npm"),
         ("A=1 B='two words' python manage.py test", "python"),
         ('PATH="/opt/bin:$PATH" cargo build', "cargo"),
-        ("sudo apt-get install -y jq", "apt-get"),
-        ("sudo -E make install", "make"),
-        ("sudo -u postgres psql -c 'select 1'", "psql"),
-        ("env FOO=bar node index.js", "node"),
-        ("env -u HOME ls", "ls"),
-        ("time pytest -x", "pytest"),
-        ("nohup ./server.sh &", "./server.sh"),
-        ("FOO=1 sudo env BAR=2 time nohup go test ./...", "go"),
         ("'my tool' --flag", "my tool"),
         ("", None),
         ("   ", None),
         ("FOO=1", None),
         ("sudo", None),
+        # Compound commands: the last pipeline that is not a helper.
+        ("cd backend && make test", "make"),
+        ("cd backend; make test", "make"),
+        ("cd backend\nmake test", "make"),
+        ("pip install -e . && pytest -q", "pytest"),
+        ("pytest -q || true", "pytest"),
+        ("make test; echo $?", "make"),
+        ("source .venv/bin/activate && pytest", "pytest"),
+        ("export X=1; unset Y; set -e; go test ./...", "go"),
+        ("pushd web && npm test && popd", "npm"),
+        ("printf 'x\\n' > f; sleep 1; wait; . env.sh; : noop; node f.js", "node"),
+        ("cd src", "cd"),
+        ("cd a && cd b", "cd"),
+        # Pipes: the first stage does the work, later ones filter its output.
+        ("pytest -q 2>&1 | tail -20", "pytest"),
+        ("cargo test |& tee log.txt", "cargo"),
+        ("(cd web && npm test) | tee log", "npm"),
+        ("make > build.log 2>&1", "make"),
+        ("make &> build.log; grep error build.log", "grep"),
+        # Background jobs and subshells.
+        ("./server.sh & sleep 2 && curl localhost:8000", "curl"),
+        ("(cd web; npm ci)", "npm"),
+        ("{ make; }", "make"),
+        # Keywords before a program.
+        ("if make; then echo ok; fi", "make"),
+        ("for f in a b; do pytest $f; done", "pytest"),
+        ("while ! pg_isready; do sleep 1; done", "pg_isready"),
+        ("until curl -s x; do sleep 1; done", "curl"),
+        ("if false; then true; elif make; then :; else ls; fi", "ls"),
+        # Substitutions and comments are no commands of the list.
+        ("pytest $(git diff --name-only) -q", "pytest"),
+        ("VERSION=$(cat VERSION) make release", "make"),
+        ("echo $(date) && make", "make"),
+        ("make $(echo $(nproc))", "make"),
+        ("make # then git push", "make"),
+        ("make # build it\npytest", "pytest"),
+        # Here-documents are data.
+        ("cat > t.py <<'EOF'\nimport os\nprint('it\\'s')\nEOF\npython t.py", "python"),
+        ("cat > notes.md <<EOF\nmake\nEOF", "cat"),
+        ('cat <<-"END"\n\trm -rf x\n\tEND\nls', "ls"),
+        ("cat > f <<EOF", "cat"),
+        ("cat > f <<EOF\nnever closed", "cat"),
+        ("grep x <<< 'a b' && make", "make"),
+        # Line continuations, quoting, unclosed quotes.
+        ("make \\\n  -j4", "make"),
+        ('echo "a; b" ; ls', "ls"),
+        ("find . -name '*.pyc' -delete && make", "make"),
+        ("ls 'unclosed", "ls"),
+        ("echo '' && make", "make"),
+        ('echo "" ; make', "make"),
     ],
 )
 def test_it_names_the_program_of_a_shell_command(command: str, program: str | None) -> None:
     assert shell_program(command) == program
 
 
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("sudo apt-get install -y jq", "apt-get"),
+        ("sudo -E make install", "make"),
+        ("sudo -u postgres psql -c 'select 1'", "psql"),
+        ("sudo -g wheel make", "make"),
+        ("sudo -C 3 make", "make"),
+        ("sudo -D /srv make", "make"),
+        ("sudo -p pw: make", "make"),
+        ("sudo -r role make", "make"),
+        ("sudo -t type make", "make"),
+        ("sudo -U bob make", "make"),
+        ("sudo -T 60 make", "make"),
+        ("sudo -h host make", "make"),
+        ("env FOO=bar node index.js", "node"),
+        ("env -u HOME ls", "ls"),
+        ("env -C /srv ls", "ls"),
+        ("env -S 'a b' ls", "ls"),
+        ("env --unset HOME ls", "ls"),
+        ("env --chdir /srv ls", "ls"),
+        ("env -i ls", "ls"),
+        ("time pytest -x", "pytest"),
+        ("time -f %e make", "make"),
+        ("time -o t.txt make", "make"),
+        ("time --format %e make", "make"),
+        ("time --output t.txt make", "make"),
+        ("nohup ./server.sh &", "./server.sh"),
+        ("exec python app.py", "python"),
+        ("exec -a name python app.py", "python"),
+        ("command make", "make"),
+        ("nice make", "make"),
+        ("nice -n 10 make", "make"),
+        ("nice --adjustment 10 make", "make"),
+        ("timeout 60 pytest -x", "pytest"),
+        ("timeout -s KILL 60 pytest", "pytest"),
+        ("timeout -k 5 60 pytest", "pytest"),
+        ("timeout --signal KILL 60 pytest", "pytest"),
+        ("timeout --kill-after 5 60 pytest", "pytest"),
+        ("FOO=1 sudo env BAR=2 time nohup go test ./...", "go"),
+        ("cd app && sudo -u www env X=1 timeout 9 nice -n 5 exec make", "make"),
+    ],
+)
+def test_it_names_the_program_behind_wrappers(command: str, program: str) -> None:
+    assert shell_program(command) == program
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ('bash -c "cd a && make"', "make"),
+        ("bash -lc 'source venv/bin/activate && pytest'", "pytest"),
+        ("sh -c 'npm test'", "npm"),
+        ("zsh -c 'cargo build'", "cargo"),
+        ("dash -c 'go vet'", "go"),
+        ("ksh -c 'ls'", "ls"),
+        ("bash -e -c 'make'", "make"),
+        ("bash --norc -c 'make'", "make"),
+        ("bash build.sh", "bash"),
+        ("bash --login", "bash"),
+        ("bash -c", "bash"),
+        ("sudo bash -c 'apt-get update'", "apt-get"),
+    ],
+)
+def test_it_names_the_program_of_a_shell_script_given_with_c(command: str, program: str) -> None:
+    assert shell_program(command) == program
+
+
 def test_it_names_the_program_of_an_argv_command() -> None:
     assert shell_program(["env", "X=1", "pytest", "-q"]) == "pytest"
+    # argv words are not re-parsed: `&&` is an argument here.
+    assert shell_program(["echo", "a", "&&", "make"]) == "echo"
+    assert shell_program(["bash", "-lc", "cd d && make"]) == "make"
+    assert shell_program(["cd", 1, "make"]) == "cd"
+    assert shell_program([]) is None
     assert shell_program(None) is None
+    assert shell_program(42) is None
+
+
+def test_it_splits_a_command_into_words_and_operators() -> None:
+    assert command_words("cd d && make 2>&1 | tail") == [
+        "cd", "d", "&&", "make", "2", ">&", "1", "|", "tail",
+    ]  # fmt: skip
+    # A newline ends a command as `;` does, comment or not.
+    assert command_words("a;b\nc") == ["a", ";", "b", ";", "c"]
+    assert command_words("a # note\nb") == ["a", ";", "b"]
+    assert command_words("echo 'x y' \"z\"") == ["echo", "x y", "z"]
+    assert command_words("a \\\nb") == ["a", "b"]
+    assert command_words("echo 'open") == ["echo"]
+    assert command_words("cat <<EOF\nbody\nEOF\nls") == ["cat", "<<", "EOF", ";", ";", "ls"]
+
+
+def test_it_keeps_the_first_stage_of_each_pipeline() -> None:
+    words = ["a", "1", "|", "b", "&&", "c", "|&", "d", ";", "(", "e", ")|", "f", ")", "g"]
+    assert pipelines(words) == [["a", "1"], ["c"], ["e"], ["g"]]
+    assert pipelines(["a", "$", "(", "b", "(", ")", ")", "c"]) == [["a", "$", "c"]]
+    assert pipelines(["a", "x$", "()", "&&", "c"]) == [["a", "x$"], ["c"]]
+    assert pipelines(["$", "(", "b", "c(", ")", ";", "d"]) == [["$"], ["d"]]
+    assert pipelines(["(", "a", ")"]) == [["a"]]
+    assert pipelines([]) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("ls\ncat > f <<EOF\nmake\nEOF", "cat"),
+        ("cat <<A\nA\ncat <<A\nrm -rf x\nA", "cat"),
+        ('pytest $(grep -l "def f(" src) && make', "make"),
+        ("echo $() && make", "make"),
+    ],
+)
+def test_it_skips_here_documents_and_substitutions_exactly(command: str, program: str) -> None:
+    assert shell_program(command) == program
+
+
+# --- 4. which tools are shell tools -------------------------------------------------------
 
 
 def test_it_treats_a_toolset_entry_of_kind_shell_as_a_shell_tool() -> None:
-    toolset = [{"name": "run_in_sandbox", "kind": "shell"}, {"name": "read_file"}]
-    assert shell_tool_names(toolset) == DEFAULT_SHELL_TOOLS | {"run_in_sandbox"}
+    toolset = [{"name": "run_in_sandbox", "kind": "shell"}, {"name": "read_file"}, "x", {}]
+    names = shell_tool_names(toolset)
+    assert "run_in_sandbox" in names and "read_file" not in names and "x" not in names
     custom = attempts(
         sh("make", 1, tool="run_in_sandbox"),
         sh("make", 0, tool="run_in_sandbox"),
         toolset=toolset,
     )
     assert custom == [1]
+    assert None not in shell_tool_names([{"kind": "shell"}])
 
 
 def test_it_does_not_treat_other_tools_as_shell_calls() -> None:
@@ -81,77 +260,219 @@ def test_it_does_not_treat_other_tools_as_shell_calls() -> None:
     assert attempts(*calls, toolset=["python", "read_file"]) == []
 
 
-@pytest.mark.parametrize("tool", sorted(DEFAULT_SHELL_TOOLS))
+@pytest.mark.parametrize("tool", ["bash", "shell", "sh", "terminal", "exec_command", "run_command"])
 def test_it_treats_every_default_shell_name_as_a_shell_tool(tool: str) -> None:
     assert attempts(sh("make", 2, tool=tool), sh("make", 0, tool=tool)) == [1]
+    assert tool in shell_tool_names(None)
 
 
-# --- 4. bash recovery: episodes ------------------------------------------------------------
+def test_it_knows_exactly_the_default_shell_names() -> None:
+    assert shell_tool_names([]) == {
+        "bash", "shell", "sh", "terminal", "exec_command", "run_command",
+    }  # fmt: skip
 
 
-def test_it_resolves_an_episode_fixed_by_the_very_next_command() -> None:
-    assert attempts(sh("pytest -q", 1), sh("pytest -q", 0)) == [1]
+# --- 4. bash recovery: episodes in turns ------------------------------------------------------
 
 
-def test_it_counts_attempts_of_a_command_reissued_until_it_passes() -> None:
-    calls = (sh("pytest", 1), sh("pytest", 1), sh("pytest", 1), sh("pytest", 0))
-    # Three calls after the failure, the last one passing; the re-failures do not
-    # open new episodes while one is open.
-    assert attempts(*calls) == [3]
+def test_it_recovers_quickly_when_the_next_command_fixes_a_mistyped_flag() -> None:
+    # "An agent that mistypes a flag and corrects it on the next command recovers quickly."
+    assert turns_taken([sh("pytest --maxfial=1", 4)], [sh("pytest --maxfail=1", 0)]) == [1]
+    assert episode_score(1) == 1.0
+
+
+def test_it_counts_a_fix_in_the_failing_turn_as_one_turn() -> None:
+    assert turns_taken([sh("pytest --maxfial=1", 4), sh("pytest --maxfail=1", 0)]) == [1]
+
+
+def test_it_counts_several_failing_calls_in_one_turn_as_one_turn() -> None:
+    failing = [sh("make", 2), sh("make", 2), sh("make", 2)]
+    assert turns_taken(failing, [sh("make", 0)]) == [1]
+
+
+def test_it_recovers_slowly_when_the_agent_keeps_reissuing_a_failing_command() -> None:
+    # "An agent that keeps reissuing a failing command … counts as a slow … recovery."
+    turns = ([sh("npm test", 1)], [sh("npm test", 1)], [sh("npm test", 1)], [sh("npm test", 0)])
+    assert turns_taken(*turns) == [3]
     assert episode_score(3) == pytest.approx(1 / 3)
 
 
-def test_it_counts_every_shell_call_after_the_failure_as_an_attempt() -> None:
-    calls = (sh("make", 2), sh("ls", 0), sh("cat Makefile", 0), sh("make", 0))
-    assert attempts(*calls) == [3]
+def test_it_counts_turns_without_shell_calls_until_the_fix() -> None:
+    turns = ([sh("make", 2)], [call("read_file", 0, path="Makefile")], [], [sh("make", 0)])
+    assert turns_taken(*turns) == [3]
 
 
 def test_it_fails_a_workaround_that_never_reruns_the_failing_program() -> None:
-    calls = (sh("pip install foo", 1), sh("conda install foo", 0), sh("python app.py", 0))
-    assert attempts(*calls) == [None]
+    # "… or quietly works around the error instead of fixing it, counts as … failed."
+    turns = ([sh("pip install foo", 1)], [sh("conda install foo", 0)], [sh("python app.py", 0)])
+    assert turns_taken(*turns) == [None]
     assert episode_score(None) == 0.0
 
 
 def test_it_fails_an_episode_still_open_at_the_end() -> None:
-    assert attempts(sh("make", 1), sh("make", 1)) == [None]
+    assert turns_taken([sh("make", 1)], [sh("make", 1)]) == [None]
 
 
-def test_it_matches_a_program_through_wrappers_and_assignments() -> None:
-    assert attempts(sh("sudo make install", 1), sh("CC=clang make install", 0)) == [1]
+def test_it_matches_a_program_through_compound_commands() -> None:
+    turns = ([sh("cd api && sudo make install", 1)], [sh("CC=clang make install", 0)])
+    assert turns_taken(*turns) == [1]
 
 
 def test_it_keeps_separate_episodes_per_program() -> None:
-    calls = (sh("make", 1), sh("pytest", 1), sh("pytest", 0), sh("make", 0))
-    # make: 3 calls after its failure; pytest: 1.
-    assert attempts(*calls) == [3, 1]
+    turns = ([sh("make", 1)], [sh("pytest", 1)], [sh("pytest", 0)], [sh("make", 0)])
+    # make: failed in turn 0, fixed in turn 3; pytest: failed in 1, fixed in 2.
+    assert turns_taken(*turns) == [3, 1]
 
 
 def test_it_opens_a_new_episode_after_the_previous_one_resolved() -> None:
-    calls = (sh("make", 1), sh("make", 0), sh("make", 1))
-    assert attempts(*calls) == [1, None]
+    assert turns_taken([sh("make", 1)], [sh("make", 0)], [sh("make", 1)]) == [1, None]
 
 
-def test_it_ignores_shell_calls_whose_exit_code_is_null() -> None:
-    calls = (sh("make", 1), sh("make", None), sh("ls", None), sh("make", 0))
-    assert attempts(*calls) == [1]
+def test_it_does_not_let_a_failure_of_another_program_resolve_an_episode() -> None:
+    assert turns_taken([sh("make", 1)], [sh("ls", 1)], [sh("ls", 0)]) == [None, 1]
+
+
+def test_it_ignores_shell_calls_whose_outcome_is_unknown() -> None:
+    turns = ([sh("make", 1)], [sh("make", None), sh("ls", None)], [sh("make", 0)])
+    assert turns_taken(*turns) == [2]
     s = session(assistant(sh("make", None), sh("ls", 0)))
-    assert session_shell_calls(s) == [("ls", 0)]
+    assert session_shell_calls(s) == [ShellCall(0, "ls", 0)]
 
 
-def test_it_counts_episodes_across_turns_of_a_session() -> None:
-    s = session(assistant(sh("make", 1)), user("?"), assistant(sh("make", 0)))
+def test_it_takes_the_shell_tool_names_given() -> None:
+    s = session(assistant(sh("make", 1, tool="x")), user("?"), assistant(sh("make", 0, tool="x")))
+    assert session_bash_episodes(s, frozenset({"x"})) == [1]
+    assert session_shell_success(s, frozenset({"x"})) == (2, 1)
+    assert session_shell_calls(s, frozenset({"bash"})) == []
+
+
+def test_it_counts_only_assistant_turns() -> None:
+    s = session(
+        assistant(sh("make", 1)), user("?"), tool("x"), user("??"), assistant(sh("make", 0))
+    )
     assert session_bash_episodes(s) == [1]
+    assert [c.turn for c in session_shell_calls(s)] == [0, 1]
 
 
-def test_it_counts_unnamed_commands_as_attempts_without_opening_episodes() -> None:
-    calls = (sh("make", 1), sh("", 1), sh("make", 0))
-    assert attempts(*calls) == [2]
+def test_it_neither_opens_nor_resolves_episodes_with_unnamed_commands() -> None:
+    assert turns_taken([sh("", 1)], [sh("   ", 0)]) == []
+    assert turns_taken([sh("make", 1)], [sh("", 0)], [sh("make", 0)]) == [2]
 
 
-def test_it_aggregates_bash_recovery_over_episodes() -> None:
+def test_it_reads_the_command_from_cmd_when_command_is_absent() -> None:
+    turns = ([call("bash", 1, cmd="cargo test")], [call("bash", 0, cmd="cargo test")])
+    assert turns_taken(*turns) == [1]
+    # `command` wins over `cmd` when both are given.
+    both = ([call("bash", 1, command="make", cmd="ls")], [call("bash", 0, command="make")])
+    assert turns_taken(*both) == [1]
+    odd = {"tool": "bash", "arguments": "make", "exit_code": 1}
+    assert session_shell_calls(session(assistant(odd))) == [ShellCall(0, None, 1)]
+
+
+def test_it_computes_episodes_from_collected_calls() -> None:
+    calls = [ShellCall(0, "a", 1), ShellCall(0, "b", 1), ShellCall(2, "b", 0), ShellCall(5, "a", 0)]
+    assert bash_episodes(calls) == [5, 2]
+    assert bash_episodes([ShellCall(4, "a", 3), ShellCall(4, "a", 0)]) == [1]
+
+
+# --- 4. errors in tool output -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "error"),
+    [
+        ('Traceback (most recent call last):\n  File "x.py", line 1', "Python traceback"),
+        ('Exception in thread "main" java.lang.IllegalStateException', "Java/JVM exception"),
+        ("ModuleNotFoundError: No module named 'yaml'", "error line"),
+        ("TypeError: undefined is not a function", "error line"),
+        ("java.lang.NullPointerException: boom", "error line"),
+        ("Error: Cannot find module 'express'", "error line"),
+        ("error: could not compile `app`", "error: line"),
+        ("error[E0425]: cannot find value `x`", "error: line"),
+        ("fatal: not a git repository", "error: line"),
+        ("ERROR: No matching distribution found for foo", "error: line"),
+        ("FATAL: role does not exist", "error: line"),
+        ("panic: runtime error: index out of range", "Go panic"),
+        ("npm ERR! missing script: test", "npm error"),
+        ("npm error code ENOENT", "npm error"),
+        ("bash: pytset: command not found", "command not found"),
+        ("sh: 1: pytset: not found", "command not found"),
+        ("cat: notes.txt: No such file or directory", "missing file"),
+        ("Segmentation fault (core dumped)", "segmentation fault"),
+        ("ok\n  Traceback (most recent call last):", "Python traceback"),
+    ],
+)
+def test_it_recognises_errors_in_tool_output(output: str, error: str) -> None:
+    assert output_error(output) == error
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "",
+        "3 passed in 0.2s",
+        "no errors found",
+        "The Error: line is quoted mid-sentence",
+        "Errors: 0",
+        "see error handling docs",
+        "npm WARN deprecated",
+        "a: not found here",
+        "xpanic: no",
+    ],
+)
+def test_it_finds_no_error_in_clean_output(output: str) -> None:
+    assert output_error(output) is None
+
+
+def test_it_takes_the_exit_code_over_the_output() -> None:
+    assert call_exit_code({"exit_code": 0}, "Traceback (most recent call last):") == 0
+    assert call_exit_code({"exit_code": 2}, "all good") == 2
+    assert call_exit_code({"exit_code": None}, "Traceback (most recent call last):") == 1
+    assert call_exit_code({"exit_code": None}, "all good") == 0
+    assert call_exit_code({}, "") == 0
+    assert call_exit_code({"exit_code": None}, None) is None
+
+
+def test_it_pairs_tool_turns_with_the_calls_before_them() -> None:
+    a, b, c = sh("a", None), sh("b", None), sh("c", None)
+    turns = [assistant(a, b, c), tool("out a"), tool(None), user("x"), tool("stray")]
+    assert turn_outputs(turns, 0) == [(a, "out a"), (b, None), (c, None)]
+    assert turn_outputs([assistant(), tool("x")], 0) == []
+    assert turn_outputs([{"role": "assistant"}, tool("x")], 0) == []
+
+
+def test_it_counts_a_stack_trace_without_an_exit_code_as_an_error() -> None:
+    s = session(
+        assistant(sh("python app.py", None)),
+        tool('Traceback (most recent call last):\n  File "app.py"\nKeyError: x'),
+        user("fix it"),
+        assistant(sh("python app.py", None)),
+        tool("served on :8000"),
+    )
+    assert session_bash_episodes(s) == [1]
+    assert session_shell_success(s) == (2, 1)
+
+
+def test_it_leaves_a_call_without_exit_code_or_output_out() -> None:
+    s = session(assistant(sh("python app.py", None)), user("and?"))
+    assert session_shell_calls(s) == []
+
+
+# --- 4. bash recovery: aggregation ------------------------------------------------------------
+
+
+def test_it_averages_bash_recovery_over_several_episodes() -> None:
     sessions = [
-        session(assistant(sh("make", 1), sh("make", 0))),  # 1 attempt: 1
-        session(assistant(sh("a", 1), sh("b", 0), sh("a", 0), sh("c", 1))),  # 2: 1/2; fail
+        # One episode fixed in the next turn: score 1.
+        session(assistant(sh("make", 1)), user("x"), assistant(sh("make", 0))),
+        # Two episodes: `a` fixed two turns on (1/2), `c` never fixed (0).
+        session(
+            assistant(sh("a", 1), sh("b", 0)),
+            user("x"),
+            assistant(sh("c", 1)),
+            user("y"),
+            assistant(sh("a", 0)),
+        ),
         session(assistant(sh("ls", 0))),  # no episode: a cluster with y = m = 0
     ]
     entry = score_sessions(sessions)["m"]["bash_recovery"]

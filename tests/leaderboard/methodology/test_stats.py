@@ -143,6 +143,13 @@ def test_it_rejects_k_outside_one_to_n() -> None:
         pass_at_k(2, 3, 0)
 
 
+def test_it_rejects_passes_outside_zero_to_n() -> None:
+    with pytest.raises(ValueError, match=r"^c must be in \[0, n=3\], got 4$"):
+        pass_hat_k(4, 3, 1)
+    with pytest.raises(ValueError, match=r"^c must be in \[0, n=3\], got -1$"):
+        pass_at_k(-1, 3, 1)
+
+
 def test_it_builds_pass_k_table_only_from_tasks_with_k_trials() -> None:
     # (counted trials n, passes c) per task.
     table = pass_k_table([(3, 2), (1, 1), (2, 0)])
@@ -177,6 +184,17 @@ def test_it_matches_numpy_percentile() -> None:
 
 def test_it_gives_no_percentile_for_no_values() -> None:
     assert percentile([], 50) is None
+
+
+@pytest.mark.parametrize("q", [-0.5, 100.5, 101])
+def test_it_rejects_a_percentile_outside_zero_to_a_hundred(q: float) -> None:
+    with pytest.raises(ValueError, match=rf"^q must be in \[0, 100\], got {q}$"):
+        percentile([1.0, 2.0], q)
+
+
+def test_it_accepts_the_ends_zero_and_a_hundred() -> None:
+    assert percentile([3.0, 1.0, 2.0], 0) == 1.0
+    assert percentile([3.0, 1.0, 2.0], 100) == 3.0
 
 
 def test_it_interpolates_between_ranks() -> None:
@@ -239,7 +257,7 @@ def test_it_ties_only_on_exactly_equal_keys() -> None:
 
 
 def test_it_rejects_keys_not_sorted_descending() -> None:
-    with pytest.raises(ValueError, match="descending"):
+    with pytest.raises(ValueError, match=r"^keys must be sorted in descending order$"):
         competition_ranks([0.1, 0.2])
 
 

@@ -47,12 +47,13 @@ def test_it_serves_the_board_as_csv(reference):
     response = APIClient().get(API, {"format": "csv"})
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    lines = response.content.decode().splitlines()
-    assert lines[0].startswith("# computed_at")
-    assert lines[1:3] == [f"# {ATTRIBUTION}", f"# {DATA_TERMS}"]
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines[3:]))))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert {row["data_terms"] for row in rows} == {"http://testserver/methodology/#data-terms"}
+    assert rows[0]["computed_at"] == APIClient().get(API).json()["computed_at"]
     assert [r["model"] for r in rows] == [e["model"] for e in api_entries()]
     assert {"net_improvement.p_value", "tool_hallucination.calls"} <= set(rows[0])
+    # Capability claims beside the calls (issue 13): none in the reference bundle.
+    assert {row["tool_hallucination.claims"] for row in rows} == {"0"}
     assert {"shell_success.value", "shell_success.calls"} <= set(rows[0])
 
 

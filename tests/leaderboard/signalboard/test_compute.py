@@ -25,7 +25,7 @@ from leaderboard.models import BoardSnapshot, SignalEntry
 from leaderboard.signalboard.compute import SessionTable, json_safe, slice_rows
 from leaderboard.signalboard.slices import CAPABILITIES, SCENARIOS
 from tests.builders import EXAMPLE_SESSIONS_BUNDLE
-from tests.conftest import DATA_DIR
+from tests.leaderboard.methodology.reference import expected_signals
 from tests.leaderboard.signalboard.helpers import (
     API,
     EXACT,
@@ -44,7 +44,7 @@ from tests.leaderboard.signalboard.helpers import (
 
 @pytest.mark.django_db(transaction=True)
 def test_it_publishes_the_expected_signals_through_the_api(reference):
-    expected = json.loads((DATA_DIR / "expected.json").read_text())["signals"]
+    expected = expected_signals()
     response = APIClient().get(API)
     body = response.json()
     assert response.status_code == 200
@@ -230,7 +230,7 @@ def test_it_leaves_out_the_sessions_of_withdrawn_submissions(registry, staff):
     assert scores_of(api_entries())["frontier-large"]["sessions"] == 96 + 40
     Submission.objects.filter(pk=extra.pk).update(status=Submission.Status.WITHDRAWN)
     publish()
-    expected = json.loads((DATA_DIR / "expected.json").read_text())["signals"]
+    expected = expected_signals()
     got = scores_of(api_entries())
     for model, figures in expected.items():
         assert_figures_match(got[model], figures, model)

@@ -26,9 +26,9 @@ def ingest_sessions(user, *sessions: dict) -> None:
     assert submission.status == "ingested", submission.errors
 
 
-def user_labels(session_id: str) -> list[tuple[str, str]]:
+def user_labels(session_id: str) -> list[tuple[list[str], str]]:
     turns = Turn.objects.filter(session__session_id=session_id, role="user").order_by("position")
-    return [(t.label, t.label_source) for t in turns]
+    return [(t.labels, t.label_source) for t in turns]
 
 
 def test_it_labels_turns_without_a_label_key_and_records_the_source(registry, staff):
@@ -47,9 +47,9 @@ def test_it_labels_turns_without_a_label_key_and_records_the_source(registry, st
     )
     assert turns_label_pending() == 2
     assert user_labels("s-1") == [
-        ("", "extractor"),
-        ("praise", "extractor"),
-        ("", "bundle"),  # the bundle said "none of them": that wins over the extractor
+        ([], "extractor"),
+        (["praise"], "extractor"),
+        ([], "bundle"),  # the bundle said "none of them": that wins over the extractor
     ]
 
 
@@ -60,8 +60,8 @@ def test_it_reads_a_reply_in_the_light_of_the_assistants_last_words(registry, st
     reply = [{"role": "user", "text": "No, keep them."}]
     ingest_sessions(staff, session("asked", asked + reply), session("told", told + reply))
     turns_label_pending()
-    assert user_labels("asked") == [("", "extractor")]
-    assert user_labels("told") == [("correction", "extractor")]
+    assert user_labels("asked") == [([], "extractor")]
+    assert user_labels("told") == [(["correction"], "extractor")]
 
 
 def test_it_labels_each_turn_once_and_leaves_bundle_labels_alone(registry, staff):
@@ -76,5 +76,37 @@ def test_it_labels_each_turn_once_and_leaves_bundle_labels_alone(registry, staff
         ),
     )
     boards_recompute()  # the recompute labels before it scores sessions
-    assert user_labels("s-2") == [("praise", "bundle"), ("complaint", "extractor")]
+    assert user_labels("s-2") == [(["praise"], "bundle"), (["complaint"], "extractor")]
     assert turns_label_pending() == 0
+
+
+def test_it_stores_a_set_of_labels_in_the_tables_order(registry, staff):
+    # A complaint that also redirects is both (the seed: a complaint counts "independent
+    # of whether they go on to correct it").
+    told = {"role": "assistant", "text": "I updated the config."}
+    both = {"role": "user", "text": "This is wrong and frustrating, use the other config instead."}
+    ingest_sessions(staff, session("s-3", [told, both]))
+    turns_label_pending()
+    assert user_labels("s-3") == [(["complaint", "correction"], "extractor")]
+
+
+def test_it_leaves_bundle_sets_and_moderator_labels_alone(registry, staff):
+    ingest_sessions(
+        staff,
+        session(
+            "s-4",
+            [
+                {"role": "user", "text": "This is broken again", "labels": ["urging", "praise"]},
+                {"role": "user", "text": "This is broken again", "labels": []},
+                {"role": "user", "text": "This is broken again"},
+            ],
+        ),
+    )
+    third = Turn.objects.get(session__session_id="s-4", position=2)
+    Turn.objects.filter(pk=third.pk).update(labels=["iteration"], label_source="moderator")
+    assert turns_label_pending() == 0
+    assert user_labels("s-4") == [
+        (["praise", "urging"], "bundle"),
+        ([], "bundle"),
+        (["iteration"], "moderator"),
+    ]

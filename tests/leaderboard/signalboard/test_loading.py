@@ -27,9 +27,12 @@ def test_it_streams_stored_sessions_in_the_shape_signals_expects(registry, staff
         for turn, sent_turn in zip(got["turns"], sent["turns"], strict=True):
             assert turn["role"] == sent_turn["role"]
             assert turn["text"] == (sent_turn.get("text") or "")
-            assert "label" in turn
-            if sent_turn["role"] == "user":
-                assert turn["label"] == sent_turn["label"]
+            if sent_turn["role"] == "user":  # the example labels every user turn itself
+                sent_label = sent_turn["label"]
+                assert turn["labels"] == ([sent_label] if sent_label else [])
+                assert turn["label_source"] == "bundle"
+            else:
+                assert "labels" not in turn
             calls = [
                 {
                     "tool": c["tool"],
@@ -47,7 +50,11 @@ def test_it_loads_one_scenario_and_can_leave_texts_out(registry, staff):
     stored = list(load_sessions(scenario="workflow_automation", with_text=False))
     expected = [s for s in reference_sessions() if s.get("scenario") == "workflow_automation"]
     assert [s["model"] for s in stored] == [s["model"] for s in expected]
-    assert all(t["text"] is None for s in stored for t in s["turns"])
+    assert all(t["text"] is None for s in stored for t in s["turns"] if t["role"] == "user")
+    # Assistant texts stay: capability claims are read from them.
+    assert {t["text"] for s in stored for t in s["turns"] if t["role"] == "assistant"} == {
+        "Done: ran the commands."
+    }
 
 
 @pytest.mark.django_db(transaction=True)

@@ -86,7 +86,7 @@ def test_it_rescores_a_session_whose_label_a_moderator_changed(registry, staff):
     ingest_sessions(staff, [session("s-0"), session("s-1")])
     assert composite(signal_rows(), "tiny-model")["praise_complaint"]["value"] == 1.0
     # As the admin's turn inline saves it.
-    Turn.objects.filter(pk=turn_of("s-1", 2).pk).update(label="complaint")
+    Turn.objects.filter(pk=turn_of("s-1", 2).pk).update(labels=["complaint"])
     assert rescored_by_next_recompute() == {"s-1"}
     rows = signal_rows()
     assert composite(rows, "tiny-model")["praise_complaint"]["value"] == 0.5
@@ -99,8 +99,23 @@ def test_it_rescores_a_session_whose_turn_goes_back_to_the_extractor(registry, s
     Turn.objects.filter(pk=turn.pk).update(text="This is still broken.", label_source="")
     assert rescored_by_next_recompute() == {"s-1"}
     turn.refresh_from_db()
-    assert (turn.label, turn.label_source) == ("complaint", "extractor")
+    assert (turn.labels, turn.label_source) == (["complaint"], "extractor")
     assert signal_rows() == from_scratch_rows()
+
+
+def test_it_rescores_a_session_whose_assistant_words_changed(registry, staff):
+    # Capability claims are read from the assistant's words (issue 13): an edit of them,
+    # as the admin's turn inline saves it, forgets the score (migration 0020's trigger).
+    ingest_sessions(staff, [session("s-0"), session("s-1")])
+    assert composite(signal_rows(), "tiny-model")["tool_hallucination"]["claims"] == 0
+    Turn.objects.filter(pk=turn_of("s-1", 1).pk).update(text="I searched the web for it.")
+    assert rescored_by_next_recompute() == {"s-1"}
+    rows = signal_rows()
+    figures = composite(rows, "tiny-model")["tool_hallucination"]
+    # Two calls, both clean, and one claim no tool backs: 1 / 3.
+    assert (figures["calls"], figures["claims"]) == (2, 1)
+    assert figures["value"] == pytest.approx(1 / 3)
+    assert rows == from_scratch_rows()
 
 
 def test_it_rescores_a_session_whose_tool_call_or_toolset_changed(registry, staff):
@@ -140,8 +155,8 @@ def test_it_publishes_the_figures_of_scoring_every_session_afresh(registry, staf
     assert signal_rows() == from_scratch_rows()
     user_turns = list(Turn.objects.filter(role="user").order_by("pk"))
     for turn in rng.sample(user_turns, 5):
-        new_label = rng.choice(["praise", "complaint", "correction", ""])
-        Turn.objects.filter(pk=turn.pk).update(label=new_label, label_source="bundle")
+        new_labels = rng.choice([["praise"], ["complaint"], ["praise", "correction"], []])
+        Turn.objects.filter(pk=turn.pk).update(labels=new_labels, label_source="bundle")
     for call in rng.sample(list(ToolCall.objects.order_by("pk")), 5):
         ToolCall.objects.filter(pk=call.pk).update(exit_code=rng.choice([0, 1, None]))
     assert signal_rows() == from_scratch_rows()
@@ -174,3 +189,22 @@ def test_it_deletes_the_scores_with_their_sessions(registry, staff):
         )
         cursor.execute("DELETE FROM ingestion_session WHERE submission_id = %s", [second.pk])
     assert SessionScore.objects.count() == 0
+
+
+def test_it_scores_errors_shown_in_stored_tool_output(registry, staff):
+    # No exit codes: the tool turns' text decides (issue 13), read back from the database.
+    run = {"tool": "bash", "arguments": {"command": "python app.py"}, "exit_code": None}
+    turns = [
+        {"role": "user", "text": "Run it.", "label": None},
+        {"role": "assistant", "text": "Running.", "tool_calls": [run]},
+        {"role": "tool", "text": "Traceback (most recent call last):\nKeyError: 'x'"},
+        {"role": "user", "text": "Fix it.", "label": None},
+        {"role": "assistant", "text": "Fixed.", "tool_calls": [run]},
+        {"role": "tool", "text": "serving on :8000"},
+    ]
+    ingest_sessions(staff, [session("s-0", turns=turns)])
+    rows = signal_rows()
+    figures = composite(rows, "tiny-model")
+    assert (figures["shell_success"]["calls"], figures["shell_success"]["value"]) == (2, 0.5)
+    assert (figures["bash_recovery"]["episodes"], figures["bash_recovery"]["value"]) == (1, 1.0)
+    assert rows == from_scratch_rows()

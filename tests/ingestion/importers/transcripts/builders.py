@@ -212,7 +212,9 @@ def read_members(archive: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def turns(session: dict[str, Any]) -> list[tuple]:
     """(role, text, label or "-") of each turn: "-" when the extractor labels it."""
-    return [(t["role"], t["text"], t.get("label", "-")) for t in session["turns"]]
+    return [
+        (t["role"], t["text"], t["labels"][0] if "labels" in t else "-") for t in session["turns"]
+    ]
 
 
 def calls(session: dict[str, Any]) -> list[tuple]:
