@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingestion", "0015_turn_label_sets_h2"),
+        ("ingestion", "0015_turn_label_sets"),
     ]
 
     operations = [

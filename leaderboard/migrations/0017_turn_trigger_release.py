@@ -27,6 +27,6 @@ CREATE TRIGGER leaderboard_score_turn_updated AFTER UPDATE ON ingestion_turn
 
 class Migration(migrations.Migration):
     dependencies = [("leaderboard", "0016_history")]
-    run_before = [("ingestion", "0015_turn_label_sets_h2")]
+    run_before = [("ingestion", "0015_turn_label_sets")]
 
     operations = [migrations.RunSQL(DROP, RESTORE)]

@@ -43,7 +43,7 @@ CREATE TRIGGER leaderboard_score_turn_updated AFTER UPDATE ON ingestion_turn
 
 
 class Migration(migrations.Migration):
-    dependencies = [("leaderboard", "0019_manual_labels_h2")]
+    dependencies = [("leaderboard", "0019_manual_labels")]
 
     operations = [
         migrations.AddField(

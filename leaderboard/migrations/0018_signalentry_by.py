@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("leaderboard", "0017_turn_trigger_release_h2"),
+        ("leaderboard", "0017_turn_trigger_release"),
     ]
 
     operations = [

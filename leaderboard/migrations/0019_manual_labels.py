@@ -61,8 +61,8 @@ def _label_set() -> django.contrib.postgres.fields.ArrayField:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingestion", "0015_turn_label_sets_h2"),
-        ("leaderboard", "0018_signalentry_by_h5"),
+        ("ingestion", "0015_turn_label_sets"),
+        ("leaderboard", "0018_signalentry_by"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
