@@ -5,7 +5,9 @@ A session's score now reads its assistant turns' words (capability claims) and i
 turns' text (errors in tool output), so an edit of a turn's text forgets the score as
 an edit of its labels does. The trigger is otherwise 0019's; migrating backwards
 restores 0019's. Stored scores of the older SCORING_VERSION are scored again by the
-next recompute (signalboard.scoring), which fills `claims` in.
+next recompute (signalboard.scoring), which fills `claims` in; where sessions exist, a
+recompute of everything is requested here (the outbox's periodic sweep runs it), so a
+deploy needs no manual `recompute` for the new signal rules to reach the boards.
 """
 
 from django.db import migrations, models
@@ -42,8 +44,19 @@ CREATE TRIGGER leaderboard_score_turn_updated AFTER UPDATE ON ingestion_turn
 """
 
 
+def request_recompute(apps, schema_editor) -> None:
+    if not apps.get_model("ingestion", "Session").objects.exists():
+        return
+    apps.get_model("leaderboard", "RecomputeRequest").objects.create(
+        harness_ids=None,
+        sessions=True,
+        cause_kind="other",
+        cause_label="Signal rules changed (label sets, bash recovery in turns, claims)",
+    )
+
+
 class Migration(migrations.Migration):
-    dependencies = [("leaderboard", "0019_manual_labels")]
+    dependencies = [("leaderboard", "0019_manual_labels"), ("ingestion", "0016_session_agent")]
 
     operations = [
         migrations.AddField(
@@ -54,4 +67,5 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunSQL(TRIGGER_WITH_TEXT, TRIGGER_0019),
+        migrations.RunPython(request_recompute, migrations.RunPython.noop),
     ]
