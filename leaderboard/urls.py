@@ -4,7 +4,7 @@ import re
 
 from django.urls import path, register_converter
 
-from leaderboard.boards import api, preview_views, views
+from leaderboard.boards import agent_search_views, api, preview_views, views
 from leaderboard.compare import api as compare_api
 from leaderboard.compare import views as compare_views
 from leaderboard.effects import api as effects_api
@@ -87,6 +87,8 @@ urlpatterns = [
     path("boards/<str:slug>/export.<str:fmt>", views.board_export, name="board-export"),
     path("boards/<str:slug>/harnesses/", effects_views.board_harnesses, name="board-harnesses"),
     path("boards/<str:slug>/changes/", history_views.board_changes, name="board-changes"),
+    # Every agent of the current snapshot, searchable (?q=); issue 16.
+    path("agents/", agent_search_views.agents, name="agents"),
     # Model names may hold a "/" (provider/model), so the model is the last segment;
     # harness names and versions may too, and are escaped (NameSegmentConverter).
     path("agents/<name:harness>/<name:version>/<model:model>/", views.agent, name="agent"),

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from arena.http_cache import versioned_response
 from leaderboard.boards.downloads import board_csv_table, export_row
-from leaderboard.boards.params import BoardParams, verified_only
+from leaderboard.boards.params import BoardParams, verified_only, versions_shown
 from leaderboard.boards.selectors import board_table, current_boards, pick_board, run_for_page
 from leaderboard.boards.serializers import (
     BoardDetailSerializer,
@@ -79,7 +79,14 @@ class BoardDetailApi(DataTermsLinkMixin, APIView):
                 "verified",
                 bool,
                 description="1: only entries whose every run is Verified, as on the board page",
-            )
+            ),
+            OpenApiParameter(
+                "versions",
+                str,
+                enum=["latest", "all"],
+                description="latest (default): each harness's highest version per model only; "
+                "all: every version. Ranks are the published ones (among all versions).",
+            ),
         ],
         description="`?format=csv`: the entries as the board page's CSV download, one "
         "line per entry (that CSV also takes the page's sort and filter parameters).",
@@ -89,25 +96,27 @@ class BoardDetailApi(DataTermsLinkMixin, APIView):
         if board is None:
             raise Http404(f"no board {slug!r}")
         only = verified_only(request.query_params)
+        shown = versions_shown(request.query_params)
         if wants_csv(request):
             return _board_csv_response(request, board)
         if request.accepted_renderer.format != "json":  # the browsable API
-            return Response(_board_detail(board, verified_only=only))
+            return Response(_board_detail(board, verified_only=only, versions=shown))
         # The JSON of a board is the same for everyone until the next snapshot; the key
-        # is what the endpoint understands (the board, ?verified), nothing else.
+        # is what the endpoint understands (the board, ?verified, ?versions), nothing else.
         return versioned_response(
             request,
             version=board.snapshot_id,
-            key=f"api board {slug} verified={only}",
+            key=f"api board {slug} verified={only} versions={shown}",
             content_type=JSON,
-            build=lambda: _json(_board_detail(board, verified_only=only)),
+            build=lambda: _json(_board_detail(board, verified_only=only, versions=shown)),
             public=True,
             vary=("Accept",),
         )
 
 
-def _board_detail(board: Board, *, verified_only: bool) -> dict:
-    return BoardDetailSerializer(board, context={"verified_only": verified_only}).data
+def _board_detail(board: Board, *, verified_only: bool, versions: str) -> dict:
+    context = {"verified_only": verified_only, "versions": versions}
+    return BoardDetailSerializer(board, context=context).data
 
 
 def _board_csv_response(request: Request, board: Board) -> HttpResponse:

@@ -172,6 +172,8 @@ class NotPlotted:
 class CostPlot:
     figure: dict
     not_plotted: list[NotPlotted]
+    # Entries drawn; with none the page shows a sentence instead of empty axes (issue 16).
+    plotted: int = 0
 
 
 COST_NOT_PLOTTED = {
@@ -234,7 +236,7 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
         yaxis=axis(range=[0, 1.02], tickformat=".0%", title={"text": "Pass rate"}),
     )  # fmt: skip
     layout["margin"]["l"] = 50
-    return CostPlot(figure(data, layout), not_plotted)
+    return CostPlot(figure(data, layout), not_plotted, plotted=len(plotted))
 
 
 def _has_cost(entry: EntryLike) -> bool:

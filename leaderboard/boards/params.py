@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 
 from leaderboard import sorting
+from leaderboard.boards import versions as board_versions
 from leaderboard.sorting import SortHeader, sort_header, valid_sort
 
 
@@ -59,6 +60,8 @@ class BoardParams:
     verified_only: bool = False
     sort: str = ""
     columns: frozenset[str] = DEFAULT_COLUMNS
+    # "latest": each harness's highest version per model only (leaderboard.boards.versions).
+    versions: str = board_versions.LATEST
 
     @classmethod
     def from_query(cls, query: QueryDict) -> BoardParams:
@@ -70,7 +73,12 @@ class BoardParams:
             verified_only=verified_only(query),
             sort=valid_sort(query.get("sort", ""), SORT_KEYS),
             columns=_columns(query),
+            versions=versions_shown(query),
         )
+
+    @property
+    def latest_only(self) -> bool:
+        return self.versions == board_versions.LATEST
 
     @property
     def sort_key(self) -> str:
@@ -87,6 +95,8 @@ class BoardParams:
             pairs.append(("unranked", "0"))
         if self.verified_only:
             pairs.append(("verified", "1"))
+        if not self.latest_only:
+            pairs.append(("versions", self.versions))
         if self.columns != DEFAULT_COLUMNS:
             pairs += [("col", c) for c in COLUMNS if c in self.columns] or [("col", "")]
         if self.sort:
@@ -109,6 +119,15 @@ def verified_only(query: QueryDict) -> bool:
     """
     values = query.getlist("verified")
     return bool(values) and values[-1].strip().lower() in {"1", "true", "yes", "on"}
+
+
+def versions_shown(query: QueryDict) -> str:
+    """?versions=latest (the default) or all; anything else is the default. The form
+    sends a hidden "latest" then, when ticked, "all": the last value wins. The API reads
+    the same parameter with this function."""
+    values = query.getlist("versions")
+    value = values[-1].strip().lower() if values else ""
+    return value if value in board_versions.CHOICES else board_versions.LATEST
 
 
 def _columns(query: QueryDict) -> frozenset[str]:

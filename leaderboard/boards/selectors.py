@@ -28,6 +28,7 @@ from leaderboard.boards.display import (
 )
 from leaderboard.boards.params import SORT_KEYS, BoardParams
 from leaderboard.boards.sql import VERIFIED, excluded_tasks_query
+from leaderboard.boards.versions import latest_versions_only
 from leaderboard.models import Board, BoardEntry, BoardSnapshot
 from leaderboard.sorting import is_descending
 
@@ -99,6 +100,8 @@ def _entries(board: Board, params: BoardParams) -> QuerySet[BoardEntry]:
         entries = entries.filter(rank__isnull=False)
     if params.verified_only:
         entries = entries.filter(verification=VERIFIED)
+    if params.latest_only:
+        entries = latest_versions_only(entries)
     return entries.order_by(*_ordering(params), "position")
 
 

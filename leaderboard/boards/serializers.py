@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from ingestion.models import Run
 from leaderboard.boards.sql import VERIFIED
+from leaderboard.boards.versions import LATEST, latest_versions_only
 from leaderboard.models import Board, BoardEntry
 from leaderboard.terms import DataTermsFields
 
@@ -131,6 +132,9 @@ class BoardDetailSerializer(DataTermsFields, serializers.ModelSerializer):
         # The board page's "Verified only" filter (?verified=1), passed in by the view.
         if self.context.get("verified_only"):
             entries = entries.filter(verification=VERIFIED)
+        # ?versions= (issue 16): the latest version of each harness per model by default.
+        if self.context.get("versions", LATEST) == LATEST:
+            entries = latest_versions_only(entries)
         return BoardEntrySerializer(entries, many=True).data
 
 

@@ -85,6 +85,14 @@ def agent_url(entry: Any) -> str | None:
 
 
 @register.filter
+def agent_row_url(row: dict) -> str | None:
+    """The agent page of an /agents/ result row (leaderboard.boards.agent_search)."""
+    return agent_url_for(
+        row["harness_name"], row["harness_version"], row["model_name"], row["independent_by"]
+    )
+
+
+@register.filter
 def agent_page(harness: Any, model: Any) -> str | None:
     """The page of a harness row (the maintainers' or an independent run's) with a model."""
     by = harness.independent_by if harness.independent_by_id else None

@@ -11,8 +11,29 @@
 
   var drawn = new WeakSet();
 
+  // Chart colours come from the stylesheet's custom properties (--chart-fg, --chart-grid),
+  // so a chart follows the light or dark theme like the rest of the page.
+  function cssColour(name, fallback) {
+    var value = window.getComputedStyle(document.body).getPropertyValue(name).trim();
+    return value || fallback;
+  }
+
   function textColour() {
-    return window.getComputedStyle(document.body).color;
+    return cssColour("--chart-fg", window.getComputedStyle(document.body).color);
+  }
+
+  function themed(axis) {
+    if (!axis) return axis;
+    var grid = cssColour("--chart-grid", axis.gridcolor);
+    return Object.assign({}, axis, { gridcolor: grid, zerolinecolor: grid, linecolor: grid });
+  }
+
+  // A figure whose traces hold no point would be bare axes with their labels piled on
+  // each other: say so in words instead (the boards do this server-side too).
+  function isEmpty(figure) {
+    return !(figure.data || []).some(function (trace) {
+      return (trace.x && trace.x.length) || (trace.y && trace.y.length);
+    });
   }
 
   function draw(holder) {
@@ -20,10 +41,19 @@
     var source = document.getElementById(holder.dataset.figure);
     if (!source) return;
     var figure = JSON.parse(source.textContent);
+    drawn.add(holder);
+    if (isEmpty(figure)) {
+      var note = document.createElement("p");
+      note.className = "chart-empty";
+      note.textContent = "Nothing to plot yet: no figure here has a value.";
+      holder.replaceChildren(note);
+      return;
+    }
     var layout = Object.assign({}, figure.layout);
     // Follow the page's light or dark theme rather than Plotly's white default.
     layout.font = Object.assign({}, layout.font, { color: textColour() });
-    drawn.add(holder);
+    layout.xaxis = themed(layout.xaxis);
+    layout.yaxis = themed(layout.yaxis);
     holder.textContent = "";
     window.Plotly.newPlot(holder, figure.data, layout, figure.config || { responsive: true });
   }

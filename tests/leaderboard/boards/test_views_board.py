@@ -255,7 +255,7 @@ def test_it_embeds_both_chart_figures_and_lists_entries_without_cost(client, boa
     not_plotted = html.split('class="not-plotted"')[1]
     assert "Quill 2.1.0 · frontier-large" in not_plotted
     assert "missing price" in not_plotted
-    assert "vendor/plotly.min.js" in html and "js/charts.js" in html
+    assert "vendor/plotly-basic.min.js" in html and "js/charts.js" in html
 
 
 def test_it_links_the_downloads_with_the_current_view(client, boards):
