@@ -161,6 +161,8 @@ def agent(
         "pass_k_notice": notice,
         "pass_k_figure": charts.pass_k_curve(picked.pass_hat_k) if picked else None,
         "computed_at": selectors.current_computed_at(),
+        # The row details say why cost or tokens are n/a (both columns are always shown).
+        "detail_params": {"columns": ("cost", "tokens")},
     }
     context.update(agent_history_context(found[0].pk, found[1].pk, now=context["computed_at"]))
     # The picker's htmx request gets only its section; a history restore, the page.

@@ -199,3 +199,24 @@ def test_it_restores_the_compare_pickers_on_back(browser, registry, submitter, l
         assert picked == [ALPHA, BETA]
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", SIZES)
+def test_it_fits_the_release_page_in_the_window(
+    browser, submitter, live_server, width, screenshots
+):
+    from tests.leaderboard.signalboard.agent_builders import HARNESS, publish_agent_board
+
+    publish_agent_board(submitter)
+    context, page = open_at(browser, width)
+    try:
+        page.goto(f"{live_server.url}/signals/releases/{HARNESS}/")
+        page.wait_for_load_state("networkidle")
+        assert "1.10" in page.content()
+        page.screenshot(path=screenshots / f"release-{width}.png", full_page=True)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= page.evaluate("window.innerWidth"), f"the release page is {wide}px wide"
+        if width == 1440:
+            assert page.evaluate(CLIPPED_TABLES) == [], "the release page clips a table column"
+    finally:
+        context.close()

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import re
 
+from django.urls import reverse
+
 from leaderboard.boards.formatting import interval_text, n_breakdown, unranked_reason
 from leaderboard.models import BoardEntry
-from tests.leaderboard.boards.builders import build_snapshot, standard_boards
+from tests.leaderboard.boards.builders import (
+    agent_figures,
+    build_agent,
+    build_snapshot,
+    standard_boards,
+)
 
 
 def details_of(html: str) -> list[str]:
@@ -36,3 +43,21 @@ def test_it_gives_the_under_review_reason_and_the_na_reason_in_the_details(clien
     assert unranked_reason(broken) in panel and "Under review" in panel
     empty = next(p for p in details_of(html) if "of Empty 0.0.1" in p)
     assert "n/a: no successes" in empty
+
+
+def test_it_gives_each_board_row_of_an_agent_page_its_details(client, registry, submitter):
+    build_agent(submitter)
+    figures = agent_figures("OpenHarness", "0.9.2", "frontier-large", n=0, passes=0)
+    build_snapshot(
+        {"overall": [figures], "coding": [agent_figures("OpenHarness", "0.9.2", "frontier-large")]}
+    )
+    html = client.get(
+        reverse("agent", args=["OpenHarness", "0.9.2", "frontier-large"])
+    ).content.decode()
+    entries = BoardEntry.objects.filter(board__snapshot__is_current=True)
+    panels = details_of(html)
+    assert len(panels) == entries.count() == 2
+    for entry in entries:
+        assert any(interval_text(entry) in p and n_breakdown(entry) in p for p in panels)
+    unranked = entries.get(board__slug="overall")
+    assert any(unranked_reason(unranked) in p for p in panels)
