@@ -21,8 +21,8 @@ from django.db import transaction
 from leaderboard.methodology import nir, session_scores
 from leaderboard.methodology.session_scores import SessionColumns
 from leaderboard.methodology.stats import MIN_RANKED_SESSIONS, competition_ranks
-from leaderboard.signalboard.agents import AGENT, agent_rows
-from leaderboard.signalboard.scored import scored_columns
+from leaderboard.signalboard.agents import AGENT, MODEL, agent_rows
+from leaderboard.signalboard.scored import scored_views
 from leaderboard.signalboard.scoring import sessions_score_pending
 from leaderboard.signalboard.slices import (
     CAPABILITIES,
@@ -43,8 +43,9 @@ def signal_rows() -> list[dict[str, Any]]:
     sessions_score_pending()
     # Server-side cursors stream only inside a transaction (see loading.stream_rows).
     with transaction.atomic():
-        table = SessionTable.from_columns(*scored_columns())
-        agents = SessionTable.from_columns(*scored_columns(by=AGENT))
+        views = scored_views()
+    table = SessionTable.from_columns(*views[MODEL])
+    agents = SessionTable.from_columns(*views[AGENT])
     # The agent view (issue 13): the same slices over the sessions naming an agent.
     return table_rows(table) + agent_rows(table_rows(agents))
 
@@ -66,7 +67,7 @@ class SessionTable:
 
     Built from sessions (SessionTable(sessions): each summarised here, as
     session_scores.collect_columns does) or from their stored scores
-    (SessionTable.from_columns(*scored_columns()), the same columns without reading a
+    (SessionTable.from_columns(*scored_views()["model"]), the same columns without reading a
     turn). Each slice uses score_sessions' own pieces (session_scores.model_entry), so
     every figure is still computed there; tests pin each slice to score_sessions on the
     same sessions, and the stored path to the summarising one.

@@ -23,6 +23,9 @@ from leaderboard.signalboard.loading import stream_rows
 
 # A user's sessions over the whole signal evidence (every counted session), counted once
 # per recompute in one aggregate: their cohort is the NIR's second stratum (issue 13).
+# Each row carries both keys (SignalEntry.By): the model's name, and the agent version as
+# the JSON text ["<harness>", "<version>"] (signalboard.agents reads it back), null for a
+# session naming no agent, which the agent view leaves out. One read serves both views.
 _SCORED_SQL = sql.SQL("""
     WITH users AS (
         SELECT s.user_hash, COUNT(*) AS sessions
@@ -30,7 +33,9 @@ _SCORED_SQL = sql.SQL("""
         WHERE sub.status = %(status)s AND s.user_hash <> ''
         GROUP BY s.user_hash
     )
-    SELECT {key}, NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), u.sessions,
+    SELECT m.name,
+           CASE WHEN h.id IS NULL THEN NULL ELSE json_build_array(h.name, h.version)::text END,
+           NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), u.sessions,
            sc.praise_complaint, sc.assistant_turns, sc.effort, sc.episodes, sc.episode_score,
            sc.attempts, sc.tool_calls, sc.hallucinated, sc.shell_calls, sc.shell_successes,
            sc.claims
@@ -43,55 +48,61 @@ _SCORED_SQL = sql.SQL("""
     WHERE sub.status = %(status)s
     ORDER BY s.id
 """)
-# What a row is keyed by (SignalEntry.By): the model's name, or the agent version as
-# the JSON text ["<harness>", "<version>"] (signalboard.agents reads it back); null for
-# a session naming no agent, which the agent view leaves out.
-_KEYS = {
-    "model": sql.SQL("m.name"),
-    "agent": sql.SQL(
-        "CASE WHEN h.id IS NULL THEN NULL ELSE json_build_array(h.name, h.version)::text END"
-    ),
-}
 # The numeric columns of SessionColumns after the model code, in field order.
 _WIDTH = 12
 
 Key = tuple[str, str | None]
 
 
-def scored_columns(by: str = "model") -> tuple[list[Key], SessionColumns]:
-    """(keys, columns): every counted session's stored score, keyed by (model, scenario)
-    in order of first appearance, as collect_columns would key the sessions themselves.
+def scored_views() -> dict[str, tuple[list[Key], SessionColumns]]:
+    """View ("model", "agent") -> (keys, columns): every counted session's stored score,
+    keyed by (model, scenario) in order of first appearance, as collect_columns would key
+    the sessions themselves; the agent view keys them by (agent version, scenario) and
+    leaves out the sessions that name no agent (after the query: whatever it computes over
+    every counted session, such as the user cohorts, is the same in both views)."""
+    views = {"model": _Columns(), "agent": _Columns()}
+    rows = stream_rows(_SCORED_SQL, {"status": Submission.Status.INGESTED})
+    for model_name, agent, scenario, confirmation, user_sessions, *score in rows:
+        session = (scenario, user_cohort(user_sessions), _numbers(confirmation, *score), score[5])
+        views["model"].add(model_name, *session)
+        if agent is not None:
+            views["agent"].add(agent, *session)
+    return {view: columns.built() for view, columns in views.items()}
 
-    `by="agent"` keys them by (agent version, scenario) instead, leaving out the
-    sessions that name no agent (after the query: whatever it computes over every
-    counted session stays the same in both views)."""
-    codes: dict[Key, int] = {}
-    model: list[int] = []
-    scenarios: list[str | None] = []
-    cohort: list[str] = []
-    numbers: list[tuple] = []
-    attempts: list[list[int]] = []
-    rows = stream_rows(_SCORED_SQL.format(key=_KEYS[by]), {"status": Submission.Status.INGESTED})
-    for name, scenario, confirmation, user_sessions, *score in rows:
-        if name is None:  # no agent named: not on the agent view
-            continue
-        code = codes.setdefault((name, scenario), len(codes))
-        if code == len(attempts):
-            attempts.append([])
-        attempts[code].extend(score[5])
-        model.append(code)
-        scenarios.append(scenario)
-        cohort.append(user_cohort(user_sessions))
-        numbers.append(_numbers(confirmation, *score))
-    table = np.array(numbers, dtype=float).reshape(len(numbers), _WIDTH)
-    columns = SessionColumns(
-        np.array(model, dtype=np.int64),
-        scenarios,
-        *(table[:, i] for i in range(_WIDTH)),
-        attempts,
-        cohort=cohort,
-    )
-    return list(codes), columns
+
+class _Columns:
+    """One view's sessions, gathered row by row into SessionColumns."""
+
+    def __init__(self) -> None:
+        self.codes: dict[Key, int] = {}
+        self.model: list[int] = []
+        self.scenarios: list[str | None] = []
+        self.cohort: list[str] = []
+        self.numbers: list[tuple] = []
+        self.attempts: list[list[int]] = []
+
+    def add(
+        self, name: str, scenario: str | None, cohort: str, numbers: tuple, attempts: list
+    ) -> None:
+        code = self.codes.setdefault((name, scenario), len(self.codes))
+        if code == len(self.attempts):
+            self.attempts.append([])
+        self.attempts[code].extend(attempts)
+        self.model.append(code)
+        self.scenarios.append(scenario)
+        self.cohort.append(cohort)
+        self.numbers.append(numbers)
+
+    def built(self) -> tuple[list[Key], SessionColumns]:
+        table = np.array(self.numbers, dtype=float).reshape(len(self.numbers), _WIDTH)
+        columns = SessionColumns(
+            np.array(self.model, dtype=np.int64),
+            self.scenarios,
+            *(table[:, i] for i in range(_WIDTH)),
+            self.attempts,
+            cohort=self.cohort,
+        )
+        return list(self.codes), columns
 
 
 def _numbers(

@@ -12,7 +12,7 @@ from leaderboard.methodology import nir
 from leaderboard.methodology.cohorts import ANONYMOUS, COHORTS
 from leaderboard.signalboard.compute import SessionTable, signal_rows, table_rows
 from leaderboard.signalboard.loading import load_sessions
-from leaderboard.signalboard.scored import scored_columns
+from leaderboard.signalboard.scored import scored_views
 from tests.leaderboard.signalboard.helpers import (
     EXACT,
     api_entries,
@@ -98,9 +98,9 @@ def test_it_counts_the_stored_cohorts_as_scoring_from_scratch_does(registry, sta
     ingest_sessions(staff, _power_user_board())
     signal_rows()  # scores every session
     with transaction.atomic():
-        _, columns = scored_columns()
+        _, columns = scored_views()["model"]
         from_scratch = table_rows(SessionTable(load_sessions(with_text=False)))
-        stored = table_rows(SessionTable.from_columns(*scored_columns()))
+        stored = table_rows(SessionTable.from_columns(*scored_views()["model"]))
     assert sorted(set(columns.cohort)) == ["anonymous", "newcomer", "power"]
     assert columns.cohort.count("power") == 50
     assert stored == from_scratch
@@ -113,7 +113,7 @@ def test_it_reads_the_cohorts_in_one_query_whatever_the_sessions(
     signal_rows()
     assert Session.objects.exclude(user_hash="").count() == 100
     with transaction.atomic(), django_assert_num_queries(1):
-        _, columns = scored_columns()
+        _, columns = scored_views()["model"]
     assert len(columns.cohort) == 107
 
 
