@@ -1,0 +1,141 @@
+"""The written rules of a suite: what each kind means and how its registry entry reads.
+
+Kinds (every kind has `id`, `title`, optional `source`, the policy sentence it comes from):
+* `forbidden_tool` `{"tools": [...]}`: every call of one of them is a violation;
+* `required_before` `{"tool": X, "before": [...]}`: a call of a tool in `before` with
+  no earlier successful call of X is a violation;
+* `max_calls` `{"tools": [...], "max": N}`: the listed tools' calls beyond the N-th,
+  counted together over the run, are violations;
+* `max_calls_per_turn` `{"max": N}`: an assistant turn's calls after its N-th are violations;
+* `argument_schema` `{"tool": X, "schema": {...}}`: a call of X whose arguments fail
+  the JSON Schema (draft 2020-12) is a violation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from ingestion.traces.validate import (
+    SLUG,
+    TraceSpecError,
+    check_count,
+    check_keys,
+    check_list,
+    check_name,
+    check_text,
+    describe,
+)
+
+RuleKindName = Literal[
+    "forbidden_tool", "required_before", "max_calls", "max_calls_per_turn", "argument_schema"
+]
+MAX_ID = 100
+MAX_TITLE = 200
+MAX_SOURCE = 1000
+_COMMON = ("id", "title", "kind", "source")
+# Each kind's own keys, all required.
+KIND_KEYS: dict[str, tuple[str, ...]] = {
+    "forbidden_tool": ("tools",),
+    "required_before": ("tool", "before"),
+    "max_calls": ("tools", "max"),
+    "max_calls_per_turn": ("max",),
+    "argument_schema": ("tool", "schema"),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One written rule; the parameters a kind does not use keep their empty defaults."""
+
+    id: str
+    title: str
+    kind: RuleKindName
+    source: str = ""
+    tools: frozenset[str] = frozenset()  # forbidden_tool, max_calls
+    tool: str = ""  # required_before, argument_schema
+    before: frozenset[str] = frozenset()  # required_before
+    max: int = 0  # max_calls, max_calls_per_turn
+    schema: dict | None = None  # argument_schema
+
+
+def rules_parse(data: Any, where: str) -> tuple[Rule, ...]:
+    items = check_list(data, where)
+    rules = tuple(_rule(item, f"{where}[{index}]") for index, item in enumerate(items))
+    seen: set[str] = set()
+    for index, rule in enumerate(rules):
+        if rule.id in seen:
+            raise TraceSpecError(f"{where}[{index}].id", f"repeats the id {rule.id!r}")
+        seen.add(rule.id)
+    return rules
+
+
+def _rule(item: Any, where: str) -> Rule:
+    if not isinstance(item, dict):
+        raise TraceSpecError(where, f"must be an object, got {describe(item)}")
+    kind = item.get("kind")
+    if not isinstance(kind, str) or kind not in KIND_KEYS:
+        raise TraceSpecError(
+            f"{where}.kind", f"must be one of {', '.join(KIND_KEYS)}, got {describe(kind)}"
+        )
+    check_keys(item, _COMMON + KIND_KEYS[kind], where)
+    for key in ("id", "title", *KIND_KEYS[kind]):
+        if key not in item:
+            raise TraceSpecError(f"{where}.{key}", f"is required for a {kind} rule")
+    return Rule(
+        id=_slug(item["id"], f"{where}.id"),
+        title=check_text(item["title"], f"{where}.title", MAX_TITLE),
+        kind=kind,  # type: ignore[arg-type]
+        source=check_text(item.get("source", ""), f"{where}.source", MAX_SOURCE),
+        **_params(kind, item, where),
+    )
+
+
+def _slug(value: Any, where: str) -> str:
+    text = check_text(value, where, MAX_ID)
+    if not SLUG.match(text):
+        raise TraceSpecError(where, f"must match [-a-z0-9_]+, got {describe(text)}")
+    return text
+
+
+def _params(kind: str, item: dict, where: str) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if "tools" in item:
+        params["tools"] = _tool_set(item["tools"], f"{where}.tools")
+    if "before" in item:
+        params["before"] = _tool_set(item["before"], f"{where}.before")
+    if "tool" in item:
+        params["tool"] = check_name(item["tool"], f"{where}.tool")
+    if "max" in item:
+        params["max"] = check_count(item["max"], f"{where}.max")
+    if "schema" in item:
+        params["schema"] = _schema(item["schema"], f"{where}.schema")
+    return params
+
+
+def _tool_set(value: Any, where: str) -> frozenset[str]:
+    items = check_list(value, where)
+    if not items:
+        raise TraceSpecError(where, "must name at least one tool")
+    return frozenset(check_name(item, f"{where}[{index}]") for index, item in enumerate(items))
+
+
+def _schema(value: Any, where: str) -> dict:
+    """A JSON Schema object valid under draft 2020-12 (checked now, not at the first run)."""
+    if not isinstance(value, dict):
+        raise TraceSpecError(where, f"must be a JSON Schema object, got {describe(value)}")
+    try:
+        Draft202012Validator.check_schema(value)
+    except SchemaError as error:
+        path = "/".join(str(part) for part in error.absolute_path) or "(root)"
+        raise TraceSpecError(
+            where, f"is not a valid JSON Schema at {path}: {_short(error.message)}"
+        ) from None
+    return value
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
