@@ -93,6 +93,9 @@ SOURCE_ID_LENGTH = 300
 MODEL_NAME_LENGTH = 200
 SESSION_ID_LENGTH = 200
 TOOL_NAME_LENGTH = 200
+# A trajectory figure's key (ingestion.traces.figures) and a suite rule's id.
+TRACE_FIGURE_LENGTH = 40
+RULE_ID_LENGTH = 100
 # Widths of the columns holding an enumeration (each value fits, see the test).
 OUTCOME_LENGTH = 20
 INFRA_ERROR_LENGTH = 20

@@ -4,6 +4,7 @@ from ingestion.models.evidence import (
     InfraErrorKind,
     Outcome,
     Run,
+    RunTrace,
     Scenario,
     Session,
     Submission,
@@ -25,7 +26,7 @@ from ingestion.models.registry import (
     TaskQuerySet,
     Verifier,
 )
-from ingestion.models.rollups import LatencyRollup, RunRollup
+from ingestion.models.rollups import LatencyRollup, RunRollup, TraceRollup, ViolationRollup
 
 __all__ = [
     "Category",
@@ -40,6 +41,7 @@ __all__ = [
     "Person",
     "Run",
     "RunRollup",
+    "RunTrace",
     "Scenario",
     "Session",
     "Submission",
@@ -48,7 +50,9 @@ __all__ = [
     "Task",
     "TaskQuerySet",
     "ToolCall",
+    "TraceRollup",
     "Turn",
     "Verifier",
+    "ViolationRollup",
     "run_range_constraints",
 ]

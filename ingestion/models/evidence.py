@@ -279,6 +279,31 @@ class Run(models.Model):
         return (self.finished_at - self.started_at).total_seconds()
 
 
+class RunTrace(models.Model):
+    """A run's trace read against its task's reference calls and its suite's rules,
+    once, at ingest (or again when the registry changes them): ingestion.traces."""
+
+    run = models.OneToOneField(
+        Run, on_delete=models.CASCADE, primary_key=True, related_name="trace"
+    )
+    # ingestion.traces.figures key -> 1.0/0.0 (a match) or a share; None: undefined.
+    # Empty when the task has no reference calls (rules only).
+    figures = models.JSONField(default=dict, blank=True)
+    calls = models.IntegerField(default=0)
+    reference_calls = models.IntegerField(null=True)
+    failed_calls = models.IntegerField(default=0)
+    ignored_calls = models.IntegerField(default=0)
+    # The agent's calls against the reference, for the run page: [{status, reference,
+    # position, differing}].
+    alignment = models.JSONField(default=list, blank=True)
+    # [{rule, position, message}]: every call that broke a rule of the suite; None when
+    # the suite states no rule (nothing was checked).
+    violations = models.JSONField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"trace of run {self.run_id}"
+
+
 Scenario = _choices("Scenario", limits.SCENARIOS)
 
 

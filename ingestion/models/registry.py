@@ -46,6 +46,11 @@ class Suite(models.Model):
     # The configuration its runs are compared with (the registry's standard_run_config,
     # as ingestion.bundles.run_config stores it); {}: none stated, nothing compared.
     standard_run_config = models.JSONField(default=dict, blank=True)
+    # How its runs' traces are read against reference calls (write tools, ignored tools,
+    # how each argument is compared) and the written rules every trace is checked
+    # against: the registry's `trajectory` and `rules`, parsed by ingestion.traces.
+    trajectory = models.JSONField(default=dict, blank=True)
+    rules = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["slug", "version"]
@@ -95,6 +100,9 @@ class Task(models.Model):
     # When the task was published: runs of a model whose knowledge cutoff precedes it
     # are the boards' "after cutoff" (uncontaminated) view.
     published_on = models.DateField(null=True, blank=True)
+    # The calls a correct run makes ({tool, arguments, write}); None: no reference, its
+    # runs get no trajectory figures (an empty list is a reference: no calls expected).
+    reference_calls = models.JSONField(null=True, blank=True)
     authors = models.ManyToManyField(Person, blank=True, related_name="authored_tasks")
 
     objects = TaskQuerySet.as_manager()

@@ -127,3 +127,56 @@ class LatencyRollup(LatencyColumns):
 
     def __str__(self) -> str:
         return f"latencies of submission {self.submission_id}, suite {self.suite_id}"
+
+
+class TraceRollup(models.Model):
+    """One trajectory figure of one submission's runs for one (harness, model, task,
+    outcome): its sum and the number of runs where it is defined. The boards add these
+    up per task (the intervals are clustered by task), never reading the traces."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    harness = models.ForeignKey(Harness, on_delete=models.PROTECT, related_name="+")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="+")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="+")
+    outcome = models.CharField(max_length=limits.OUTCOME_LENGTH)
+    figure = models.CharField(max_length=limits.TRACE_FIGURE_LENGTH)
+    total = models.FloatField()
+    runs = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "harness", "model", "task", "outcome", "figure"],
+                name="tracerollup_group_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["harness"], name="tracerollup_harness")]
+
+    def __str__(self) -> str:
+        return f"{self.figure} over {self.runs} runs of submission {self.submission_id}"
+
+
+class ViolationRollup(models.Model):
+    """How many of one submission's runs for one (harness, model, task, outcome) broke
+    one rule of their suite (a run breaking it twice counts once), and how many runs
+    were checked at all (rule "") and broke any rule (rule "*")."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    harness = models.ForeignKey(Harness, on_delete=models.PROTECT, related_name="+")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="+")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="+")
+    outcome = models.CharField(max_length=limits.OUTCOME_LENGTH)
+    rule = models.CharField(max_length=limits.RULE_ID_LENGTH, blank=True)
+    runs = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "harness", "model", "task", "outcome", "rule"],
+                name="violationrollup_group_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["harness"], name="violationrollup_harness")]
+
+    def __str__(self) -> str:
+        return f"{self.runs} runs of submission {self.submission_id}: rule {self.rule!r}"

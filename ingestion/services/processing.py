@@ -48,6 +48,7 @@ from ingestion.services.harness_owners import harness_register
 from ingestion.services.rollups import rollups_write
 from ingestion.services.session_growth import growth_record
 from ingestion.services.storage import upload_path
+from ingestion.services.traces import run_traces_write
 from ingestion.services.trust import uploader_is_trusted
 from ingestion.services.verification import (
     bundle_verification_check,
@@ -372,6 +373,7 @@ def _write_runs(
         writer.duplicates.raise_if_any()
     # In the COPY's transaction: the boards never see runs without their rollups.
     rollups_write(submission_ids=[submission.pk])
+    run_traces_write(submission_ids=[submission.pk])
     return writer.count
 
 

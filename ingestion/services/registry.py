@@ -44,6 +44,7 @@ from ingestion.services.registry_format import (
     price_stored,
     registry_problems,
 )
+from ingestion.services.traces import traces_rescore
 
 DEFAULT_REGISTRY_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "registry.json"
 # Who may load a registry file from the admin (the command line is an operator's).
@@ -127,12 +128,17 @@ def _registry_apply(data: dict[str, Any]) -> RegistryLoadResult:
     for name in coding:
         Category.objects.update_or_create(name=name, defaults={"coding": True})
     created = updated = 0
+    keys = [(s["slug"], s["version"]) for s in data.get("suites", [])]
+    before = _trace_statements(keys)
     for suite_data in data.get("suites", []):
         suite = _suite_upsert(suite_data)
         for task_data in suite_data.get("tasks", []):
             was_created = _task_upsert(suite, task_data, coding)
             created += was_created
             updated += not was_created
+    after = _trace_statements(keys)
+    # A suite whose statement or reference calls changed has its runs read again.
+    traces_rescore(suite_ids=[pk for pk, stated in after.items() if before.get(pk) != stated])
     models, merged = _models_apply(data.get("models", []))
     return RegistryLoadResult(
         suites=len(data.get("suites", [])),
@@ -141,6 +147,24 @@ def _registry_apply(data: dict[str, Any]) -> RegistryLoadResult:
         models=models,
         models_merged=merged,
     )
+
+
+def _trace_statements(keys: list[tuple[str, str]]) -> dict[int, tuple]:
+    """Suite id -> what it states for trace reading, for the suites of a file."""
+    query = Q(pk__in=[])
+    for slug, version in keys:
+        query |= Q(slug=slug, version=version)
+    stated = {}
+    for suite in Suite.objects.filter(query).prefetch_related("tasks"):
+        references = sorted(
+            (t.task_id, json.dumps(t.reference_calls, sort_keys=True)) for t in suite.tasks.all()
+        )
+        stated[suite.pk] = (
+            json.dumps(suite.trajectory, sort_keys=True),
+            json.dumps(suite.rules, sort_keys=True),
+            references,
+        )
+    return stated
 
 
 def _suite_upsert(suite_data: dict[str, Any]) -> Suite:
@@ -157,6 +181,8 @@ def _suite_upsert(suite_data: dict[str, Any]) -> Suite:
             "limitations": suite_data.get("limitations", ""),
             # As a bundle's run_config is stored: only the fields it states.
             "standard_run_config": run_config_check(suite_data.get("standard_run_config"))[0],
+            "trajectory": suite_data.get("trajectory") or {},
+            "rules": suite_data.get("rules") or [],
         },
     )
     return suite
@@ -170,6 +196,8 @@ def _task_upsert(suite: Suite, task_data: dict[str, Any], coding: set[str]) -> b
     defaults = {"category": category, "approved": True if approved is None else bool(approved)}
     if "published" in task_data:
         defaults["published_on"] = date_parsed(task_data["published"])
+    if "reference_calls" in task_data:
+        defaults["reference_calls"] = task_data["reference_calls"]
     task, created = Task.objects.update_or_create(
         suite=suite, task_id=task_data["task_id"], defaults=defaults
     )

@@ -20,6 +20,7 @@ from typing import Any
 from ingestion.aggregate_boards import AGGREGATE_SLUGS
 from ingestion.bundles.run_config import FIELDS as RUN_CONFIG_FIELDS
 from ingestion.bundles.run_config import run_config_check
+from ingestion.traces import TraceSpecError, reference_calls_parse, trace_spec_parse
 
 REGISTRY_FORMAT = "arena-registry/1"
 GROUPS = AGGREGATE_SLUGS  # the aggregate boards a suite may join
@@ -60,6 +61,9 @@ class Field:
             "date": "string YYYY-MM-DD",
             "objects": "list of objects",
             "run_config": "object (below) or null",
+            "trajectory": "object (below)",
+            "rules": "list of objects (below)",
+            "references": "list of objects (below) or null",
         }[self.kind]
 
 
@@ -91,7 +95,61 @@ SUITE_FIELDS = (
         "The suite's standard run configuration: a run stating another value of a field "
         "it states is non-standard; fields it leaves out are not compared (default: none).",
     ),
+    Field(
+        "trajectory",
+        "trajectory",
+        False,
+        "How its runs' tool calls are read against its tasks' reference calls: which "
+        "tools write, which are ignored, how each argument is compared (default: every "
+        "tool reads, none ignored, every argument exact, extra arguments ignored).",
+    ),
+    Field(
+        "rules",
+        "rules",
+        False,
+        "Written rules every run's trace is checked against; an entry shows the count "
+        "of runs that broke each, budgeted at zero (/methodology/#rules).",
+    ),
     Field("tasks", "objects", False, "The suite's tasks (below)."),
+)
+TRAJECTORY_FIELDS = (
+    Field("write_tools", "strings", False, "Tools that change state (the write-only figures)."),
+    Field(
+        "ignored_tools",
+        "strings",
+        False,
+        "Tools left out of every trajectory figure, such as a scratchpad `think`.",
+    ),
+    Field(
+        "arguments",
+        "described",
+        False,
+        "How arguments are compared: {default, by_name: {argument: rule}, by_tool: {tool: "
+        '{argument: rule}}}, a rule being "exact", "ignored", "normalised" or '
+        '{"tolerance": number}; by_tool beats by_name beats default ("exact").',
+        described="object",
+    ),
+    Field(
+        "extra_arguments",
+        "described",
+        False,
+        'Arguments a call passes that its reference call lacks: "ignored" (default) or '
+        '"counted" (the call then does not match).',
+        described='"ignored" or "counted"',
+    ),
+)
+RULE_FIELDS = (
+    Field("id", "slug", True, "The rule's short name, unique in its suite.", 100),
+    Field("title", "string", True, "What the rule asks, in one sentence.", 200),
+    Field(
+        "kind",
+        "described",
+        True,
+        "forbidden_tool {tools}, required_before {tool, before}, max_calls {tools, max}, "
+        "max_calls_per_turn {max} or argument_schema {tool, schema (JSON Schema)}.",
+        described="string",
+    ),
+    Field("source", "string", False, "The written policy the rule comes from.", 1000),
 )
 # A suite's standard_run_config holds the fields of a bundle's run_config (bundle format).
 RUN_CONFIG_TABLE = tuple(
@@ -111,6 +169,13 @@ TASK_FIELDS = (
         False,
         "When the task was first published: an entry's pass rate on the tasks published "
         "after its model's knowledge cutoff is shown beside its headline.",
+    ),
+    Field(
+        "reference_calls",
+        "references",
+        False,
+        "The calls a correct run makes, in order: {tool, arguments, write (default: the "
+        "suite's write_tools)}; its runs get the trajectory figures ([] expects no call).",
     ),
 )
 MODEL_FIELDS = (
@@ -179,6 +244,8 @@ FIELD_TABLES = (
     ("The file", FILE_FIELDS),
     ("A suite", SUITE_FIELDS),
     ("A standard_run_config (a bundle's run_config alike)", RUN_CONFIG_TABLE),
+    ("A suite's trajectory", TRAJECTORY_FIELDS),
+    ("A suite's rule (rules)", RULE_FIELDS),
     ("A task", TASK_FIELDS),
     ("A model", MODEL_FIELDS),
     ("A model's price period (prices)", PRICE_FIELDS),
@@ -195,10 +262,12 @@ def registry_problems(data: Any) -> list[str]:
     for i, suite in _objects(data, "suites"):
         where = f"suites[{i}]{_label(suite, 'slug', 'version')}"
         problems += _object_problems(where, suite, SUITE_FIELDS)
+        spec = _trace_spec(where, suite, problems)
         for j, task in _objects(suite, "tasks"):
-            problems += _object_problems(
-                f"{where} tasks[{j}]{_label(task, 'task_id')}", task, TASK_FIELDS
-            )
+            task_where = f"{where} tasks[{j}]{_label(task, 'task_id')}"
+            problems += _object_problems(task_where, task, TASK_FIELDS)
+            if spec is not None and task.get("reference_calls") is not None:
+                problems += _references_problem(task_where, task["reference_calls"], spec)
         problems += _duplicates(
             where + " tasks", [t.get("task_id") for _, t in _objects(suite, "tasks")]
         )
@@ -220,6 +289,29 @@ def registry_problems(data: Any) -> list[str]:
         problems += model_problems
         well_formed += [] if model_problems else [model]
     return problems + alias_conflicts(well_formed)
+
+
+def _trace_spec(where: str, suite: dict, problems: list[str]):
+    """The suite's trace statement (ingestion.traces), or None with its problem added."""
+    found: list = []
+    problem = _traces_problem(
+        where,
+        lambda: found.append(trace_spec_parse(suite.get("trajectory"), suite.get("rules"))),
+    )
+    problems += problem
+    return found[0] if found else None
+
+
+def _references_problem(where: str, calls: Any, spec) -> list[str]:
+    return _traces_problem(where, lambda: reference_calls_parse(calls, spec))
+
+
+def _traces_problem(where: str, parse) -> list[str]:
+    try:
+        parse()
+    except TraceSpecError as error:
+        return [f"{where}: {error}"]
+    return []
 
 
 def alias_conflicts(models: list[dict[str, Any]]) -> list[str]:
@@ -295,6 +387,8 @@ def _value_problem(field: Field, value: Any) -> str | None:
         return _price_problem(value)
     if field.kind == "date":
         return None if date_parsed(value) else "must be a date, YYYY-MM-DD"
+    if field.kind in {"trajectory", "rules", "references"}:
+        return None  # checked whole by ingestion.traces (_trace_spec), naming the field
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         return "must be a list of objects"
     return None

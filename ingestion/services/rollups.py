@@ -17,6 +17,7 @@ from django.db.models import Exists, OuterRef
 
 from ingestion.models import Run, Submission
 from ingestion.rollups.sql import latency_rollup_insert, rollups_delete, run_rollup_insert
+from ingestion.rollups.traces_sql import trace_rollups_delete, trace_rollups_insert
 
 # Submissions rebuilt per statement by a full rebuild (bounded memory per statement).
 REBUILD_BATCH = 50
@@ -49,9 +50,12 @@ def rollups_rebuild(
     for start in range(0, len(ids), REBUILD_BATCH):
         batch = ids[start : start + REBUILD_BATCH]
         with connection.cursor() as cursor:
-            for statement in rollups_delete():
+            for statement in rollups_delete() + trace_rollups_delete():
                 cursor.execute(statement, {"submission_ids": batch})
         rollups_write(submission_ids=batch)
+        with connection.cursor() as cursor:  # the traces stay; their groups may not
+            for statement in trace_rollups_insert():
+                cursor.execute(statement, {"submission_ids": batch})
         if progress is not None:
             progress(min(start + REBUILD_BATCH, len(ids)), len(ids))
     return len(ids)

@@ -155,6 +155,8 @@ def fold(text: str | None, limit: int = FOLD_LINES) -> FoldedText | None:
 
 @dataclass(frozen=True)
 class ToolCallView:
+    # Its place among the run's calls (0-based), as the trace's alignment counts them.
+    position: int
     tool: str
     command: FoldedText | None
     arguments: FoldedText | None
@@ -189,19 +191,24 @@ def trajectory_turns(raw: Any) -> list[TurnView] | None:
     """
     if not isinstance(raw, list):
         return None
-    return [_turn_view(turn) for turn in raw if isinstance(turn, dict)]
+    positions = iter(range(sum(len(_calls_of(turn)) for turn in raw if isinstance(turn, dict))))
+    return [_turn_view(turn, positions) for turn in raw if isinstance(turn, dict)]
 
 
-def _turn_view(turn: dict) -> TurnView:
+def _calls_of(turn: dict) -> list[dict]:
     calls = turn.get("tool_calls") or []
+    return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
+
+
+def _turn_view(turn: dict, positions) -> TurnView:
     return TurnView(
         role=str(turn.get("role") or "?"),
         text=fold(_as_text(turn.get("text"))),
-        tool_calls=[_tool_call_view(call) for call in calls if isinstance(call, dict)],
+        tool_calls=[_tool_call_view(call, next(positions)) for call in _calls_of(turn)],
     )
 
 
-def _tool_call_view(call: dict) -> ToolCallView:
+def _tool_call_view(call: dict, position: int) -> ToolCallView:
     arguments = call.get("arguments")
     arguments = dict(arguments) if isinstance(arguments, dict) else {"arguments": arguments}
     command = arguments.pop("command", None)
@@ -209,6 +216,7 @@ def _tool_call_view(call: dict) -> ToolCallView:
         arguments["command"], command = command, None
     exit_code = call.get("exit_code")
     return ToolCallView(
+        position=position,
         tool=str(call.get("tool") or "?"),
         command=fold(command),
         arguments=fold(json.dumps(arguments, indent=2, ensure_ascii=False)) if arguments else None,

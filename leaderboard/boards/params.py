@@ -55,6 +55,7 @@ COLUMNS: dict[str, str] = {
     "tokens": "Tokens",
     "passk": "pass^k",
     "latency": "Latency",
+    "trajectory": "Trajectory",
 }
 DEFAULT_COLUMNS = frozenset({"cost", "tokens"})
 MAX_FILTER_LENGTH = 100

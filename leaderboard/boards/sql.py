@@ -252,6 +252,11 @@ def latency_corrections_query(*, restricted: bool) -> sql.Composed:
     )
 
 
+def board_tasks_cte() -> sql.Composed:
+    """The `board_tasks` CTE: (task id, board) of every board a task counts on."""
+    return _board_tasks_cte()
+
+
 def _board_tasks_cte() -> sql.Composed:
     return sql.SQL(_BOARD_TASKS_CTE).format(
         overall=sql.Literal(OVERALL.slug), coding=sql.Literal(CODING.slug)

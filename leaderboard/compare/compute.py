@@ -16,6 +16,7 @@ from typing import Any
 from leaderboard.agent_keys import AgentRef, entry_ref, parse_agent_key
 from leaderboard.boards.selectors import current_boards, pick_board
 from leaderboard.compare import selectors
+from leaderboard.compare.trajectories import FigureDifference, trajectory_differences
 from leaderboard.methodology import paired, two_sample
 from leaderboard.methodology.bootstrap import bootstrap_seed
 from leaderboard.models import Board, BoardEntry, SignalEntry
@@ -61,6 +62,8 @@ class BenchmarkComparison:
     result: paired.PairedResult
     verdict_text: str
     counts_text: str
+    # The trajectory figures both have on shared tasks, paired by task.
+    trajectory: list[FigureDifference]
 
 
 def board_for(slug: str) -> tuple[Board | None, list[Board]]:
@@ -115,6 +118,7 @@ def benchmark_comparison(
         result=result,
         verdict_text=verdict_sentence(result.verdict, result.p_value, "on this board"),
         counts_text=counts_sentence(result),
+        trajectory=trajectory_differences(board.slug, a_entry, b_entry, seed=seed),
     )
 
 

@@ -224,6 +224,10 @@ class BoardEntry(models.Model):
     duration_s_mean = models.FloatField(null=True)
     duration_s_mean_low = models.FloatField(null=True)
     duration_s_mean_high = models.FloatField(null=True)
+    # Its runs' traces (leaderboard.boards.traces): trajectory figure key -> {value, low,
+    # high, n}; violations {checked: runs checked, rules: {rule id: runs that broke it}}.
+    trajectory = models.JSONField(default=dict)
+    violations = models.JSONField(default=dict)
 
     class Meta:
         ordering = ["board", "position"]

@@ -38,6 +38,7 @@ from leaderboard.boards.compute import (
 from leaderboard.boards.intervals import INTERVAL_FIELDS
 from leaderboard.boards.run_configs import RUN_CONFIG_FIELDS, entry_run_configs, run_config_fields
 from leaderboard.boards.totals import CoverageOf, agent_totals
+from leaderboard.boards.traces import entry_traces, trace_fields
 from leaderboard.effects.tasks import effects_kick
 from leaderboard.history.services import history_record, snapshot_causes_record
 from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
@@ -61,7 +62,7 @@ ENTRY_FIELDS = (
     "tokens_per_success",
     "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50",
     "duration_s_p95", "mean_steps", "mean_tool_calls", "latest_submission_at", "verification",
-    "coverage_tasks", "coverage_of", *RUN_CONFIG_FIELDS, *INTERVAL_FIELDS,
+    "coverage_tasks", "coverage_of", "trajectory", "violations", *RUN_CONFIG_FIELDS, *INTERVAL_FIELDS,
     *ABOUT_FIELDS, *AFTER_CUTOFF_FIELDS,
 )  # fmt: skip
 
@@ -138,11 +139,12 @@ def boards_recompute(
         totals, agent_names({(h, m) for _, h, m in totals}), task_publication_dates()
     )
     configs = entry_run_configs(harness_ids=harness_ids)
+    traces = entry_traces(harness_ids=harness_ids)
     for board, entries in by_board.items():
         for entry in entries:
-            entry.update(
-                run_config_fields(configs.get((board, entry["harness_id"], entry["model_id"])))
-            )
+            key = (board, entry["harness_id"], entry["model_id"])
+            entry.update(run_config_fields(configs.get(key)))
+            entry.update(trace_fields(traces.get(key)))
     if harness_ids is not None:
         _carry_over(current, set(harness_ids), by_board)
     boards = finish_boards(by_board, CoverageOf.read())

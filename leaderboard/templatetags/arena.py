@@ -17,6 +17,7 @@ from django.utils import timezone
 from leaderboard.presentation import board as board_formatting
 from leaderboard.presentation import figures as formatting
 from leaderboard.presentation import signals as signal_formatting
+from leaderboard.presentation import traces as trace_formatting
 from leaderboard.web.links import agent_url_for
 from leaderboard.web.signals.tables import row_links
 
@@ -52,10 +53,26 @@ for _filter in (
     signal_formatting.signal_cell,
     signal_formatting.p_value,
     signal_formatting.points,
+    trace_formatting.board_trajectory_cells,
+    trace_formatting.violations_text,
+    trace_formatting.violations_total,
+    trace_formatting.figure_rows,
+    trace_formatting.arguments_brief,
+    trace_formatting.figure_pairs,
 ):
     register.filter(_filter.__name__, _filter)
 
 register.filter("pass_k_list", board_formatting.pass_k_rows)
+register.simple_tag(trace_formatting.board_trajectory_labels, name="trajectory_labels")
+
+
+@register.filter
+def rules_broken_at(trace: Any, position: int) -> list[dict]:
+    """The rules the run's call at `position` broke (a RunTraceView, or None)."""
+    return trace.broken.get(position, []) if trace is not None else []
+
+
+register.filter("rule_counts", trace_formatting.rule_counts)
 
 
 @register.filter

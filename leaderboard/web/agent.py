@@ -12,6 +12,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
 from leaderboard.boards import selectors
+from leaderboard.boards.trace_views import agent_rule_breaks
 from leaderboard.history import selectors as history_selectors
 from leaderboard.models import BoardEntry
 from leaderboard.presentation import board_charts as charts
@@ -47,6 +48,8 @@ def agent(
         "pass_k_notice": notice,
         "pass_k_figure": charts.pass_k_curve(picked.pass_hat_k) if picked else None,
         "computed_at": selectors.current_computed_at(),
+        "trace_rows": [row for row in profile.board_rows if row.trajectory],
+        "rule_breaks": agent_rule_breaks(*found),
         # The row details say why cost or tokens are n/a (both columns are always shown).
         "detail_params": {"columns": ("cost", "tokens")},
     }

@@ -94,8 +94,8 @@ def sort_headers(params: BoardParams) -> dict[str, SortHeader]:
 
 
 def _column_count(params: BoardParams) -> int:
-    # #, agent, pass rate, n and badges always; latency is two columns.
-    widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2}
+    # #, agent, pass rate, n and badges always; latency is two columns, trajectory four.
+    widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2, "trajectory": 4}
     return 5 + sum(width for column, width in widths.items() if params.shows(column))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from ingestion.traces.figures import FIGURES
 from leaderboard.exports import csv_text
 from leaderboard.methodology import stats
 from leaderboard.models import Board, BoardEntry
@@ -45,6 +46,11 @@ COVERAGE_COLUMNS = (
     "coverage_tasks", "coverage_of", "rank_all", "run_config_status", "run_config_summary",
     "run_config_unstated", "run_configs",
 )  # fmt: skip
+# The trace figures (each with its interval and n) and the violation counts, last.
+TRACE_COLUMNS = (
+    *(f"trajectory_{f.key}{part}" for f in FIGURES for part in ("", "_low", "_high", "_n")),
+    "violations_checked", "violations_any", "violations_by_rule",
+)  # fmt: skip
 # The columns whose text comes from bundles (or, independent_by, a chosen username).
 BUNDLE_TEXT_FIELDS = ("harness", "harness_version", "independent_by", "model", "run_configs")
 
@@ -76,13 +82,37 @@ def board_csv_table(rows: list[dict]) -> CsvTable:
         f"pass_hat_{k}_{bound}" for k in range(1, stats.PASS_K_MAX + 1) for bound in ("low", "high")
     ]
     return CsvTable(
-        columns=[*EXPORT_FIELDS, *k_columns, *INTERVAL_COLUMNS, *k_bounds, *COVERAGE_COLUMNS],
-        rows=[
-            {**row, **_pass_k_cells(row), **_rank_cells(row), **_coverage_cells(row)}
-            for row in rows
+        columns=[
+            *EXPORT_FIELDS,
+            *k_columns,
+            *INTERVAL_COLUMNS,
+            *k_bounds,
+            *COVERAGE_COLUMNS,
+            *TRACE_COLUMNS,
         ],
+        rows=[_cells(row) for row in rows],
         text_columns=BUNDLE_TEXT_FIELDS,
     )
+
+
+def _cells(row: dict) -> dict:
+    return {
+        **row,
+        **_pass_k_cells(row),
+        **_rank_cells(row),
+        **_coverage_cells(row),
+        **_trace_cells(row),
+    }
+
+
+def _cells(row: dict) -> dict:
+    return {
+        **row,
+        **_pass_k_cells(row),
+        **_rank_cells(row),
+        **_coverage_cells(row),
+        **_trace_cells(row),
+    }
 
 
 def _pass_k_cells(row: dict) -> dict:
@@ -109,6 +139,20 @@ def _coverage_cells(row: dict) -> dict:
         # One cell: the configurations as compact JSON (bundle text: guarded as such).
         "run_configs": json.dumps(config["configs"], sort_keys=True, separators=(",", ":")),
     }
+
+
+def _trace_cells(row: dict) -> dict:
+    cells: dict = {}
+    for key, found in (row.get("trajectory") or {}).items():
+        for part in ("value", "low", "high", "n"):
+            cells[f"trajectory_{key}{'' if part == 'value' else '_' + part}"] = found.get(part)
+    violations = row.get("violations") or {}
+    cells["violations_checked"] = violations.get("checked")
+    cells["violations_any"] = violations.get("any", 0 if violations.get("checked") else None)
+    # Rule ids are the registry's (slugs), one compact JSON cell like run_configs.
+    rules = violations.get("rules")
+    cells["violations_by_rule"] = json.dumps(rules, sort_keys=True) if rules else ""
+    return cells
 
 
 def board_json(current: Board, rows: list[dict], terms_url: str) -> str:

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from leaderboard.boards import display, selectors
+from leaderboard.boards.trace_views import run_trace_view
 
 
 @require_safe
@@ -19,6 +20,7 @@ def run(request: HttpRequest, pk: int) -> HttpResponse:
         "conflict_excluded": selectors.run_is_conflict_excluded(found),
         "turns": display.trajectory_turns(found.trajectory),
         "verifier": display.verifier_facts(found.verifier),
+        "trace": run_trace_view(found),
         "computed_at": selectors.current_computed_at(),
     }
     return render(request, "leaderboard/run.html", context)

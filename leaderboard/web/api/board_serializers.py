@@ -63,6 +63,15 @@ class BoardEntrySerializer(FiniteModelSerializer):
     rank_all = serializers.SerializerMethodField()
     coverage = serializers.SerializerMethodField()
     run_config = serializers.SerializerMethodField()
+    trajectory = serializers.DictField(
+        child=serializers.DictField(),
+        help_text="Trajectory figure key -> {value, low, high, n} (/methodology/#trajectory); "
+        "{} when its runs' tasks have no reference calls.",
+    )
+    violations = serializers.DictField(
+        help_text="{checked: runs checked against its suites' rules, any: runs that broke "
+        "one, rules: {rule id: runs that broke it}}; {} when no rule applies.",
+    )
 
     class Meta:
         model = BoardEntry
@@ -85,6 +94,7 @@ class BoardEntrySerializer(FiniteModelSerializer):
             "mean_steps_low", "mean_steps_high", "mean_tool_calls_low", "mean_tool_calls_high",
             "ttft_ms_mean", "ttft_ms_mean_low", "ttft_ms_mean_high", "duration_s_mean",
             "duration_s_mean_low", "duration_s_mean_high", "coverage", "run_config",
+            "trajectory", "violations",
         ]  # fmt: skip
 
     @extend_schema_field(serializers.DictField())

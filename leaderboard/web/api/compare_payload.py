@@ -86,6 +86,12 @@ def benchmark_payload(c: BenchmarkComparison) -> dict[str, Any]:
         },
         "alpha": paired.ALPHA,
         "verdict": {"winner": r.verdict, "text": c.verdict_text, "counts": c.counts_text},
+        # A - B per trajectory figure, paired by shared task (bootstrap over tasks).
+        "trajectory": [
+            {"figure": d.figure.key, "a": d.a, "b": d.b, "difference": d.difference,
+             "low": d.low, "high": d.high, "tasks": d.tasks, "method": BOOTSTRAP_METHOD}
+            for d in c.trajectory
+        ],
     }  # fmt: skip
 
 

@@ -1,0 +1,158 @@
+"""Runs' traces scored against their tasks' reference calls and their suites' rules.
+
+At ingest, in the COPY's transaction, every run of a suite that states a trajectory, rules
+or a task's reference calls gets one RunTrace row (ingestion.traces does the reading), and
+its figures and violations are rolled up per group (ingestion.rollups.traces_sql), so the
+boards add up groups, never traces. When the registry changes a suite's statement or a
+task's reference calls, `traces_rescore` reads that suite's runs again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from ingestion.models import Suite, Task
+from ingestion.rollups.traces_sql import trace_rollups_delete, trace_rollups_insert
+from ingestion.services.writers import copy_rows
+from ingestion.traces import ReferenceCall, RunTrace, TraceSpec, reference_calls_parse, run_trace
+from ingestion.traces import trace_spec_parse as _spec_parse
+
+TRACE_COLUMNS = (
+    "run_id", "figures", "calls", "reference_calls", "failed_calls", "ignored_calls",
+    "alignment", "violations",
+)  # fmt: skip
+_FETCH = 1000  # runs read at a time: bounded memory whatever the submission's size
+_RUNS = """
+    SELECT r.id, t.suite_id, r.task_id, r.trajectory
+    FROM ingestion_run r JOIN ingestion_task t ON t.id = r.task_id
+    WHERE r.submission_id = ANY(%s) AND t.suite_id = ANY(%s)
+    ORDER BY r.id
+"""
+
+
+@dataclass(frozen=True)
+class Statements:
+    """What the registry states for trace reading: each suite's spec, each task's calls."""
+
+    specs: dict[int, TraceSpec]
+    references: dict[int, tuple[ReferenceCall, ...]]
+
+    @classmethod
+    def read(cls, suite_ids: Iterable[int] | None = None) -> Statements:
+        suites = (
+            Suite.objects.all() if suite_ids is None else Suite.objects.filter(pk__in=suite_ids)
+        )
+        tasks = Task.objects.filter(reference_calls__isnull=False, suite__in=suites)
+        with_references = set(tasks.values_list("suite_id", flat=True))
+        specs = {
+            suite.pk: spec_of(suite)
+            for suite in suites
+            if suite.trajectory or suite.rules or suite.pk in with_references
+        }
+        references = {
+            task.pk: reference_calls_parse(task.reference_calls, specs[task.suite_id])
+            for task in tasks.only("pk", "suite_id", "reference_calls")
+        }
+        return cls(specs, references)
+
+
+def spec_of(suite: Suite) -> TraceSpec:
+    """The suite's stored statement, parsed (the registry checked it when loading)."""
+    return _spec_parse(suite.trajectory or None, suite.rules or None)
+
+
+def run_traces_write(*, submission_ids: Sequence[int], statements: Statements | None = None) -> int:
+    """Score the traces of these submissions' runs that have none yet and roll them up;
+    returns the number of traces written. Free when no suite states anything."""
+    statements = statements if statements is not None else Statements.read()
+    if not statements.specs:
+        return 0
+    written = 0
+    for batch in _batches(_scored_rows(submission_ids, statements)):
+        copy_rows("ingestion_runtrace", TRACE_COLUMNS, batch)
+        written += len(batch)
+    if written:
+        with connection.cursor() as cursor:
+            for statement in trace_rollups_insert():
+                cursor.execute(statement, {"submission_ids": list(submission_ids)})
+    return written
+
+
+@transaction.atomic
+def traces_rescore(*, suite_ids: Sequence[int]) -> int:
+    """Read the runs of these suites again under the registry's current statements
+    (their RunTrace rows and the rollups of the submissions holding them are replaced);
+    returns the number of traces written."""
+    if not suite_ids:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT r.submission_id FROM ingestion_run r"
+            " JOIN ingestion_task t ON t.id = r.task_id WHERE t.suite_id = ANY(%s)",
+            [list(suite_ids)],
+        )
+        submission_ids = [row[0] for row in cursor.fetchall()]
+        if not submission_ids:
+            return 0
+        cursor.execute(
+            "DELETE FROM ingestion_runtrace WHERE run_id IN (SELECT id FROM ingestion_run"
+            " WHERE submission_id = ANY(%s))",
+            [submission_ids],
+        )
+        for statement in trace_rollups_delete():
+            cursor.execute(statement, {"submission_ids": submission_ids})
+    return run_traces_write(submission_ids=submission_ids, statements=Statements.read())
+
+
+def _scored_rows(submission_ids: Sequence[int], statements: Statements) -> Iterator[tuple]:
+    suites = list(statements.specs)
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(_RUNS, [list(submission_ids), suites])
+        while rows := cursor.fetchmany(_FETCH):
+            for run_id, suite_id, task_id, trajectory in rows:
+                spec = statements.specs[suite_id]
+                trace = run_trace(_turns(trajectory), statements.references.get(task_id), spec)
+                if trace.score is not None or spec.rules:
+                    yield _row(run_id, trace, checked=bool(spec.rules))
+
+
+def _turns(trajectory) -> list | None:
+    # jsonb may reach Python as text (Django's psycopg loader) or parsed.
+    if isinstance(trajectory, str):
+        trajectory = json.loads(trajectory)
+    return trajectory if isinstance(trajectory, list) else None
+
+
+def _row(run_id: int, trace: RunTrace, *, checked: bool) -> tuple:
+    score = trace.score
+    violations = (
+        json.dumps([{"rule": v.rule, "position": v.position, "message": v.message}
+                    for v in trace.violations])
+        if checked else None
+    )  # fmt: skip
+    if score is None:
+        return (run_id, "{}", 0, None, 0, 0, "[]", violations)
+    alignment = [
+        {"status": a.status, "reference": a.reference, "position": a.position,
+         "differing": list(a.differing)}
+        for a in score.alignment
+    ]  # fmt: skip
+    return (
+        run_id, json.dumps(score.figures), score.calls, score.reference_calls,
+        score.failed_calls, score.ignored_calls, json.dumps(alignment), violations,
+    )  # fmt: skip
+
+
+def _batches(rows: Iterator[tuple], size: int = 5000) -> Iterator[list[tuple]]:
+    batch: list[tuple] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

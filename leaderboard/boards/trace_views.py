@@ -1,0 +1,139 @@
+"""Reads of the traces for the pages: an agent's rule violations with the runs that broke
+them, and one run's calls against its task's reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ingestion.models import Harness, LanguageModel, Run, RunTrace, Submission, Suite
+from leaderboard.presentation.traces import ALIGNMENT_LABELS
+
+# Runs listed per rule on the agent page; the count above the list is always whole.
+RUNS_LISTED = 50
+
+
+@dataclass
+class RuleBreaks:
+    """One rule of a suite and the agent's counted runs that broke it."""
+
+    rule: dict
+    runs: int = 0
+    listed: list[tuple[Run, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SuiteRules:
+    suite: Suite
+    checked: int
+    rules: list[RuleBreaks]
+
+
+def agent_rule_breaks(harness: Harness, model: LanguageModel) -> list[SuiteRules]:
+    """Per suite with rules that the agent has checked runs on: every rule with the
+    runs that broke it (of ingested submissions; two queries and one per suite)."""
+    traces = RunTrace.objects.filter(
+        run__harness=harness,
+        run__model=model,
+        run__submission__status=Submission.Status.INGESTED,
+        violations__isnull=False,
+    )
+    checked: dict[int, int] = {}
+    for suite_id in traces.values_list("run__task__suite_id", flat=True):
+        checked[suite_id] = checked.get(suite_id, 0) + 1
+    found = []
+    for suite in Suite.objects.filter(pk__in=checked).order_by("slug", "version"):
+        by_rule = {rule.get("id"): RuleBreaks(rule) for rule in suite.rules}
+        broken = (
+            traces.filter(run__task__suite=suite)
+            .exclude(violations=[])
+            .select_related("run__task")
+            .order_by("run__task_id", "run__trial", "run_id")
+        )
+        for trace in broken:
+            _count(by_rule, trace)
+        found.append(SuiteRules(suite, checked[suite.pk], list(by_rule.values())))
+    return found
+
+
+def _count(by_rule: dict[str, RuleBreaks], trace: RunTrace) -> None:
+    seen: set[str] = set()
+    for violation in trace.violations or ():
+        breaks = by_rule.get(violation.get("rule"))
+        if breaks is None or violation.get("rule") in seen:
+            continue
+        seen.add(violation["rule"])
+        breaks.runs += 1
+        if len(breaks.listed) < RUNS_LISTED:
+            breaks.listed.append((trace.run, str(violation.get("message", ""))))
+
+
+@dataclass(frozen=True)
+class AlignedRow:
+    status: str
+    label: str
+    position: int | None
+    agent_call: dict | None
+    reference_call: dict | None
+    differing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunTraceView:
+    trace: RunTrace
+    rows: list[AlignedRow]
+    # call position -> the rules it broke (rule dicts with the violation's message)
+    broken: dict[int, list[dict]]
+    rules: dict[str, dict]
+    # [{position, rule, title, message}] in call order; None: no rule was checked
+    violations: list[dict] | None
+
+
+def run_trace_view(run: Run) -> RunTraceView | None:
+    """The run's trace for its page, or None when it has none."""
+    trace = RunTrace.objects.filter(run=run).first()
+    if trace is None:
+        return None
+    calls = _calls(run.trajectory)
+    reference = run.task.reference_calls or []
+    rows = [
+        AlignedRow(
+            status=str(item.get("status", "")),
+            label=ALIGNMENT_LABELS.get(item.get("status"), str(item.get("status", ""))),
+            position=item.get("position"),
+            agent_call=_at(calls, item.get("position")),
+            reference_call=_at(reference, item.get("reference")),
+            differing=tuple(item.get("differing") or ()),
+        )
+        for item in trace.alignment or ()
+        if isinstance(item, dict)
+    ]
+    rules = {rule.get("id"): rule for rule in run.task.suite.rules}
+    broken: dict[int, list[dict]] = {}
+    violations = None if trace.violations is None else []
+    for violation in trace.violations or ():
+        rule = rules.get(violation.get("rule"), {"id": violation.get("rule"), "title": ""})
+        message = str(violation.get("message", ""))
+        broken.setdefault(violation.get("position"), []).append({**rule, "message": message})
+        violations.append(
+            {"position": violation.get("position"), "rule": rule.get("id"),
+             "title": rule.get("title", ""), "message": message}
+        )  # fmt: skip
+    return RunTraceView(trace, rows, broken, rules, violations)
+
+
+def _calls(trajectory) -> list[dict]:
+    if not isinstance(trajectory, list):
+        return []
+    return [
+        call
+        for turn in trajectory
+        if isinstance(turn, dict)
+        for call in (turn.get("tool_calls") or ())
+        if isinstance(call, dict)
+    ]
+
+
+def _at(items: list, index) -> dict | None:
+    if isinstance(index, int) and 0 <= index < len(items) and isinstance(items[index], dict):
+        return items[index]
+    return None
