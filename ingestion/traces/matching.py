@@ -50,6 +50,9 @@ class Aligned:
 
 @dataclass(frozen=True)
 class TrajectoryScore:
+    """The figures (keys of `figures.FIGURE_KEYS`, in that order) and the counts they
+    came from: failed and ignored calls are no figure, but a reader needs them."""
+
     figures: dict[str, float | None]
     calls: int  # every call the agent made
     reference_calls: int  # every reference call given

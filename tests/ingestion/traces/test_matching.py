@@ -10,6 +10,7 @@ from ingestion.traces import (
     FIGURES,
     Aligned,
     Call,
+    ReferenceCall,
     TraceSpec,
     run_trace,
     trace_spec_parse,
@@ -247,15 +248,11 @@ def test_it_scores_write_calls_on_their_own():
     agent = calls(
         ("search", {"q": "Paris"}), ("book", {"flight": "AF1"}), ("search", {"q": "Rome"})
     )
-    ref = reference(
-        ("search", {"q": "Rome"}),
-        (
-            "book",
-            {"flight": "AF1"},
-        ),
-        write=False,
+    # The reference's `write` says which calls are writes; the agent's, the spec's write tools.
+    ref = (
+        ReferenceCall("search", {"q": "Rome"}, False),
+        ReferenceCall("book", {"flight": "AF1"}, True),
     )
-    ref = (ref[0], ref[1].__class__("book", {"flight": "AF1"}, True))
     score = trajectory_score(agent, ref, spec)
     assert _variants(score.figures, "args", "write_") == dict.fromkeys(VARIANTS, 1.0)
     assert score.figures["write_argument_accuracy"] == 1.0
