@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ingestion.traces.calls import Call
+from ingestion.traces.figures import FIGURE_KEYS
 from ingestion.traces.pairing import Pair, argument_accuracy, matches_with_arguments, pairs_find
 from ingestion.traces.spec import ReferenceCall, TraceSpec
 
@@ -49,6 +50,9 @@ class Aligned:
 
 @dataclass(frozen=True)
 class TrajectoryScore:
+    """The figures (keys of `figures.FIGURE_KEYS`, in that order) and the counts they
+    came from: failed and ignored calls are no figure, but a reader needs them."""
+
     figures: dict[str, float | None]
     calls: int  # every call the agent made
     reference_calls: int  # every reference call given
@@ -71,7 +75,7 @@ def trajectory_score(
     figures |= _figures(write_calls, write_refs, spec, write_pairs, "write_")
     ignored = sum(c.tool in spec.ignored_tools for c in calls)
     return TrajectoryScore(
-        figures=figures,
+        figures={key: figures[key] for key in FIGURE_KEYS},  # in the table's order
         calls=len(calls),
         reference_calls=len(reference),
         failed_calls=sum(c.failed and c.tool not in spec.ignored_tools for c in calls),
@@ -164,7 +168,14 @@ def maximum_matching(adjacency: list[set[int]]) -> int:
     enough: a reference call can take the one call another reference call needed."""
     owner: dict[int, int] = {}  # right node -> the left node holding it
     neighbours = [sorted(rights) for rights in adjacency]
-    return sum(_augment(root, neighbours, owner) for root in range(len(neighbours)))
+    unmatched = []
+    for left, rights in enumerate(neighbours):  # a first-fit start: fewer, shorter searches
+        free = next((right for right in rights if right not in owner), None)
+        if free is None:
+            unmatched.append(left)
+        else:
+            owner[free] = left
+    return len(owner) + sum(_augment(root, neighbours, owner) for root in unmatched)
 
 
 def _augment(root: int, neighbours: list[list[int]], owner: dict[int, int]) -> bool:

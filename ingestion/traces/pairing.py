@@ -5,6 +5,11 @@ The pairing rule: reference calls are taken in order; each is paired with the
 not-yet-paired agent call of the same tool with the most matching arguments (ties:
 the earliest). A reference call left unpaired (the agent never made a call of that
 tool, or every such call was taken) is recall's business, not argument accuracy's.
+
+Argument accuracy is the matching arguments over the compared ones, summed over the
+paired reference calls. An argument whose rule is `ignored` is not compared; with
+extra_arguments "counted", each argument the paired call has and its reference call
+lacks is one more compared argument, not matching.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from ingestion.traces.calls import Call
@@ -78,7 +79,8 @@ def _max_calls_per_turn(rule: Rule, calls: list[Call]) -> Iterator[Violation]:
 
 
 def _argument_schema(rule: Rule, calls: list[Call]) -> Iterator[Violation]:
-    validator = Draft202012Validator(rule.schema or {})
+    # An empty registry: a remote $ref is unresolvable, never fetched at ingest.
+    validator = Draft202012Validator(rule.schema or {}, registry=Registry())
     for call in calls:
         if call.tool == rule.tool:
             problem = _schema_problem(validator, call.arguments)

@@ -78,6 +78,18 @@ def test_it_marks_calls_whose_arguments_fail_the_schema_naming_the_path_briefly(
     assert "x" * 81 not in violations[2].message
 
 
+def test_it_never_fetches_a_remote_schema_reference():
+    rule = {
+        "kind": "argument_schema",
+        "tool": "x",
+        "schema": {"$ref": "https://example.org/s.json"},
+    }
+    spec = trace_spec_parse(None, [{"id": "remote", "title": "Remote", **rule}])
+    violations = rules_check([Call(0, 0, "x", {}, False)], spec)
+    assert len(violations) == 1
+    assert "unresolvable" in violations[0].message
+
+
 def test_it_orders_violations_by_position_then_rule():
     spec = trace_spec_parse(
         None,
