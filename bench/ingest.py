@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._django import peak_rss_mb, setup
+from bench._django import bench_account, peak_rss_mb, setup
 
 BENCH_USER = "bench"
 TWIN = "bench_ingest_run_twin"
@@ -43,14 +43,11 @@ TARGET_RSS_MB = 300
 def ingest_in_this_process(path: Path) -> dict:
     """Phase run in a child process: ingest the bundle, report time and peak memory."""
     setup()
-    from django.contrib.auth import get_user_model
 
     from ingestion.services.intake import submission_ingest
     from leaderboard.models import BoardSnapshot
 
-    user, _ = get_user_model().objects.get_or_create(
-        username=BENCH_USER, defaults={"is_staff": True}
-    )
+    user = bench_account(BENCH_USER)
     rss_before = peak_rss_mb()
     started = time.perf_counter()
     submission, _ = submission_ingest(upload=path, user=user, filename=path.name)
@@ -102,11 +99,9 @@ def standin_create() -> int:
     """A submission for the baseline's rows to point at (their key is checked too)."""
     import secrets
 
-    from django.contrib.auth import get_user_model
-
     from ingestion.models import Submission
 
-    user, _ = get_user_model().objects.get_or_create(username=BENCH_USER)
+    user = bench_account(BENCH_USER)
     return Submission.objects.create(uploader=user, sha256="bench-" + secrets.token_hex(29)).pk
 
 

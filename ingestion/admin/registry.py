@@ -116,6 +116,8 @@ class SuiteAdmin(AnnouncesEvidence):
     search_fields = ["slug", "name"]
     inlines = [TaskInline]
     change_list_template = "admin/ingestion/suite/change_list.html"
+    # Checked as a whole and re-read into every run's trace by a registry load only.
+    readonly_fields = ["trajectory", "rules"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Suite]:
         return super().get_queryset(request).annotate(tasks_n=Count("tasks"))
@@ -176,6 +178,8 @@ class TaskAdmin(AnnouncesEvidence):
     autocomplete_fields = ["authors"]
     list_select_related = ["suite", "category"]
     actions = ["approve_tasks", "retire_tasks"]
+    # Checked against its suite and re-read into its runs' traces by a registry load only.
+    readonly_fields = ["reference_calls"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Task]:
         return super().get_queryset(request).prefetch_related("authors")
