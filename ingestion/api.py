@@ -63,7 +63,7 @@ class SubmissionListCreateApi(APIView):
             )
         ],
         description="A bundle as multipart `file` or a JSON body; or native results "
-        "(`format=harbor|tau-bench|tau2-bench|claude-code` with the parameters that format "
+        "(`format=harbor|tau-bench|tau2-bench|claude-code|agentdojo` with the parameters that format "
         "needs: harness, harness_version, suite, suite_version, model, scenario, confirmation;"
         " run_config, a JSON object, for the settings the files do not record).",
         responses={
