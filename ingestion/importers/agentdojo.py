@@ -200,7 +200,7 @@ def convert_agentdojo(
                 run = _run(path, label, parts, max_file_bytes, model, attack, errors, notes)
                 if run is None or errors:
                     continue
-                pipelines.setdefault(run["extra"]["pipeline"], label)
+                pipelines.setdefault(run["pipeline"], label)
                 if keep is not None and not _kept(run, keep):
                     notes.refused.add("task not in the given task list")
                     continue
@@ -271,8 +271,8 @@ def _natural(path: Path) -> tuple[tuple[Any, ...], ...]:
 def _kept(run: dict[str, Any], keep: frozenset[str]) -> bool:
     if run["task_id"] not in keep:
         return False
-    injection = run["extra"].get("injection_task")
-    return injection is None or f"{run['extra']['suite_name']}/{injection}" in keep
+    injection = run.get("injection_task")
+    return injection is None or f"{run['suite_name']}/{injection}" in keep
 
 
 def _run(
@@ -362,7 +362,7 @@ def _run(
         "steps": sum(t["role"] == "assistant" for t in turns) if turns else None,
         "tool_calls": sum(len(t.get("tool_calls", ())) for t in turns) if turns else None,
         "trajectory": turns or None,
-        "extra": extra,
+        **extra,  # fields the format does not know: the run's extra
     }
 
 
