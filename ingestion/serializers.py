@@ -105,7 +105,8 @@ class NativeUploadSerializer(serializers.Serializer):
 
     file = serializers.FileField(
         help_text="a τ-bench or τ²-bench results file, a Claude Code transcript (.jsonl), "
-        "or a .tar.gz/.zip of a Harbor job folder or of a folder of transcripts"
+        "or a .tar.gz/.zip of a Harbor job folder, of an AgentDojo pipeline's run folder or "
+        "of a folder of transcripts"
     )
     format = serializers.ChoiceField(choices=list(NATIVE_FORMATS))
     harness = serializers.CharField(max_length=100, required=False, allow_blank=True)

@@ -43,7 +43,8 @@ AGENTDOJO_ONLY = ("attack", "task_ids", "benchmark_version")
 class Command(BaseCommand):
     help = (
         "Validate and ingest a bundle (archive or directory) synchronously; native results "
-        "(Harbor job folders, τ-bench and τ²-bench result files, Claude Code transcripts) "
+        "(Harbor job folders, τ-bench and τ²-bench result files, AgentDojo run folders, "
+        "Claude Code transcripts) "
         "are converted to arena-bundle/1 first."
     )
 
