@@ -63,9 +63,10 @@ class SubmissionListCreateApi(APIView):
             )
         ],
         description="A bundle as multipart `file` or a JSON body; or native results "
-        "(`format=harbor|tau-bench|tau2-bench|claude-code` with the parameters that format "
+        "(`format=harbor|tau-bench|tau2-bench|claude-code|agentdojo` with the parameters that format "
         "needs: harness, harness_version, suite, suite_version, model, scenario, confirmation;"
-        " run_config, a JSON object, for the settings the files do not record).",
+        " run_config, a JSON object, for the settings the files do not record; agentdojo:"
+        " attack and task_ids, a JSON list).",
         responses={
             202: SubmissionCreatedSerializer,
             200: OpenApiResponse(
@@ -118,6 +119,8 @@ class SubmissionListCreateApi(APIView):
             format=data["format"], **text, model=(data.get("model") or "").strip() or None,
             contributors=tuple(contributors), scenario=data.get("scenario"),
             confirmation=data.get("confirmation"), run_config=data.get("run_config") or {},
+            attack=(data.get("attack") or "").strip() or None,
+            task_ids=tuple(data["task_ids"]) if data.get("task_ids") is not None else None,
         )  # fmt: skip
         if dry_run:
             file = data["file"]

@@ -105,7 +105,8 @@ class NativeUploadSerializer(serializers.Serializer):
 
     file = serializers.FileField(
         help_text="a τ-bench or τ²-bench results file, a Claude Code transcript (.jsonl), "
-        "or a .tar.gz/.zip of a Harbor job folder or of a folder of transcripts"
+        "or a .tar.gz/.zip of a Harbor job folder, of an AgentDojo pipeline's run folder or "
+        "of a folder of transcripts"
     )
     format = serializers.ChoiceField(choices=list(NATIVE_FORMATS))
     harness = serializers.CharField(max_length=100, required=False, allow_blank=True)
@@ -124,6 +125,27 @@ class NativeUploadSerializer(serializers.Serializer):
         '{"user_simulator": {"model": "gpt-4o"}, "internet": false} (the fields of the '
         "bundle format's run_config; one that contradicts what the files record is an error)",
     )  # fmt: skip
+
+    attack = serializers.CharField(
+        max_length=100, required=False, allow_blank=True,
+        help_text="agentdojo: convert the runs under this attack (default: the benign runs)",
+    )  # fmt: skip
+    task_ids = serializers.CharField(
+        required=False, allow_blank=True,
+        help_text='agentdojo: keep only the runs of these tasks, a JSON list of "<suite>/<task>" '
+        "ids (user and injection tasks of one benchmark version)",
+    )  # fmt: skip
+
+    def validate_task_ids(self, value: str) -> list[str] | None:
+        if not value.strip():
+            return None
+        try:
+            parsed = json.loads(value, parse_constant=_not_json)
+        except ValueError as exc:
+            raise serializers.ValidationError(f"must be a JSON list of task ids ({exc})") from None
+        if not isinstance(parsed, list) or not all(isinstance(t, str) and t for t in parsed):
+            raise serializers.ValidationError("must be a JSON list of task ids (strings)")
+        return parsed
 
     def validate_run_config(self, value: str) -> dict:
         if not value.strip():
@@ -145,6 +167,14 @@ class NativeUploadSerializer(serializers.Serializer):
         }
         if missing:
             raise serializers.ValidationError(missing)
+        if data["format"] != "agentdojo":
+            given = {
+                name: "applies to the agentdojo format only"
+                for name in ("attack", "task_ids")
+                if data.get(name)
+            }
+            if given:
+                raise serializers.ValidationError(given)
         return data
 
 

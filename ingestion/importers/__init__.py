@@ -2,10 +2,12 @@
 
 Pure Python: no Django, no database. An importer only translates: the archive it
 writes then takes the one normal ingest path (validation, limits, atomicity and
-idempotency unchanged). One module per format (`harbor`, `tau_bench`, `tau2_bench`, `transcripts.claude_code`), what they
+idempotency unchanged). One module per format (`harbor`, `tau_bench`, `tau2_bench`, `agentdojo`,
+`transcripts.claude_code`), what they
 share in `common`, the dispatch in `formats`, and `extract` for uploaded job archives.
 """
 
+from ingestion.importers.agentdojo import convert_agentdojo
 from ingestion.importers.common import Conversion, NativeParams
 from ingestion.importers.extract import extract_job_archive
 from ingestion.importers.formats import (
@@ -24,6 +26,7 @@ __all__ = [
     "REQUIRED_PARAMS",
     "Conversion",
     "NativeParams",
+    "convert_agentdojo",
     "convert_harbor",
     "convert_native",
     "convert_tau_bench",

@@ -64,7 +64,7 @@ class NativeParams:
     `harness` is {name, version, contributors}; `model` fills in only records whose
     files name no model; `scenario` and `confirmation` apply to imported sessions;
     `run_config` fills in the run configuration the files do not record (importers'
-    run_config module).
+    run_config module); `attack` and `task_ids` choose AgentDojo's runs.
     """
 
     harness: dict[str, Any] = field(default_factory=dict)
@@ -74,6 +74,10 @@ class NativeParams:
     scenario: str | None = None
     confirmation: str | None = None
     run_config: dict[str, Any] = field(default_factory=dict)
+    # AgentDojo: which runs (the attack's folder name, `none` for the benign runs) and
+    # the task ids of one benchmark version to keep (None: all).
+    attack: str | None = None
+    task_ids: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,8 @@ def native_params(params: dict) -> NativeParams:
         model=params.get("model") or None, scenario=params.get("scenario") or None,
         confirmation=params.get("confirmation") or None,
         run_config=dict(params.get("run_config") or {}),
+        attack=params.get("attack") or None,
+        task_ids=tuple(params["task_ids"]) if params.get("task_ids") is not None else None,
     )  # fmt: skip
 
 

@@ -252,15 +252,21 @@ class NativeSource:
     confirmation: str | None = None
     # The run configuration the files do not record (ingestion.bundles.run_config, checked).
     run_config: dict = field(default_factory=dict)
+    # AgentDojo: which runs (an attack's folder name; None: the benign runs) and the
+    # task ids of one benchmark version to keep (None: every run).
+    attack: str | None = None
+    task_ids: tuple[str, ...] | None = None
 
     def params(self) -> dict:
         params = asdict(self)
         del params["format"]
         params["contributors"] = list(self.contributors)
         # Left out when unset, so an upload's key is what it was before they existed.
-        for name in ("scenario", "confirmation"):
+        for name in ("scenario", "confirmation", "attack", "task_ids"):
             if params[name] is None:
                 del params[name]
+        if self.task_ids is not None:
+            params["task_ids"] = sorted(self.task_ids)
         if not params["run_config"]:
             del params["run_config"]
         return params

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("leaderboard", "0026_boardentry_coverage_run_config"),
-        ("ingestion", "0022_traces"),
+        ("ingestion", "0023_native_format_agentdojo"),
     ]
 
     operations = [

@@ -11,6 +11,8 @@ from ingestion.bundles.errors import BundleError
 from ingestion.bundles.limits import CONFIRMATIONS, NATIVE_FORMATS, SCENARIOS
 from ingestion.bundles.run_config import FIELDS, run_config_check, run_config_from_pairs
 from ingestion.importers import DESCRIPTIONS, FORMATS, REQUIRED_PARAMS, detect_format
+from ingestion.importers.agentdojo import task_ids_of_version
+from ingestion.importers.common import NotJson, load_json
 from ingestion.models import Submission
 from ingestion.services.checking import BundleCheck, bundle_check
 from ingestion.services.intake import (
@@ -32,13 +34,17 @@ _OPTION = {
     "scenario": "--scenario",
     "confirmation": "--confirmation",
     "run_config": "--run-config",
+    "attack": "--attack",
+    "task_ids": "--task-ids",
 }
+AGENTDOJO_ONLY = ("attack", "task_ids", "benchmark_version")
 
 
 class Command(BaseCommand):
     help = (
         "Validate and ingest a bundle (archive or directory) synchronously; native results "
-        "(Harbor job folders, τ-bench and τ²-bench result files, Claude Code transcripts) "
+        "(Harbor job folders, τ-bench and τ²-bench result files, AgentDojo run folders, "
+        "Claude Code transcripts) "
         "are converted to arena-bundle/1 first."
     )
 
@@ -91,6 +97,25 @@ class Command(BaseCommand):
             + "; ".join(f"{f.name} ({f.kind})" for f in FIELDS),
         )
 
+        native.add_argument(
+            "--attack",
+            metavar="NAME",
+            help="agentdojo: convert the runs under this attack (default: the benign runs, none)",
+        )
+        native.add_argument(
+            "--task-ids",
+            type=Path,
+            metavar="FILE",
+            help="agentdojo: keep only the runs of these tasks: a JSON list of <suite>/<task> "
+            "ids, or AgentDojo's task ids by version ({version: {suite: {user_tasks, "
+            "injection_tasks}}}) with --benchmark-version",
+        )
+        native.add_argument(
+            "--benchmark-version",
+            metavar="VERSION",
+            help="agentdojo: the version of --task-ids to keep (e.g. v1.1.2)",
+        )
+
     def handle(self, *args, path: Path, user: str | None, **options) -> None:
         path = Path(path)
         if not path.exists():
@@ -120,6 +145,10 @@ class Command(BaseCommand):
                 )
                 raise CommandError(f"{', '.join(given)} only apply to a native --format{why}")
             return
+        if fmt != "agentdojo":
+            given = [f"--{n.replace('_', '-')}" for n in AGENTDOJO_ONLY if options.get(n)]
+            if given:
+                raise CommandError(f"{', '.join(given)} only apply to --format agentdojo")
         if fmt == "claude-code" and options.get("run_config"):
             raise CommandError("--run-config applies to runs, not to claude-code sessions")
         missing = [_OPTION[name] for name in REQUIRED_PARAMS[fmt] if not _text(options, name)]
@@ -139,6 +168,7 @@ class Command(BaseCommand):
             contributors=tuple(contributors), scenario=options.get("scenario"),
             confirmation=options.get("confirmation"),
             run_config=_run_config(options.get("run_config") or []),
+            attack=_text(options, "attack") or None, task_ids=_task_ids(options),
         )  # fmt: skip
 
     def _ingest(
@@ -254,3 +284,29 @@ def _run_config(pairs: list[str]) -> dict:
     if problems:
         raise CommandError("--run-config: " + "; ".join(problems))
     return config
+
+
+def _task_ids(options: dict) -> tuple[str, ...] | None:
+    """--task-ids read: a JSON list of task ids, or AgentDojo's lists by version."""
+    path, version = options.get("task_ids"), _text(options, "benchmark_version")
+    if path is None:
+        if version:
+            raise CommandError("--benchmark-version needs --task-ids: the file of its tasks")
+        return None
+    try:
+        data = load_json(Path(path))
+    except (OSError, NotJson) as exc:
+        raise CommandError(f"--task-ids {path}: {exc}") from None
+    if isinstance(data, list) and all(isinstance(t, str) and t for t in data):
+        if version:
+            raise CommandError("--benchmark-version applies to a task list by version only")
+        return tuple(data)
+    if not version:
+        raise CommandError(
+            f"--task-ids {path}: must be a JSON list of task ids, or task lists by version "
+            "with --benchmark-version"
+        )
+    try:
+        return tuple(sorted(task_ids_of_version(data, version)))
+    except ValueError as exc:
+        raise CommandError(f"--task-ids {path}: {exc}") from None
