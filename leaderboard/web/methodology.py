@@ -7,9 +7,12 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ingestion.importers import harbor_exceptions
+from ingestion.models import Suite
+from ingestion.traces.figures import FIGURES
 from leaderboard.boards import selectors
 from leaderboard.boards.label_agreement import label_agreement_published
 from leaderboard.methodology import capabilities, cohorts, shell, stats
+from leaderboard.presentation.trajectory_example import trajectory_example
 
 
 @require_safe
@@ -40,6 +43,14 @@ def methodology(request: HttpRequest) -> HttpResponse:
             "pass_rate": 7 / 9,
             "infra_rate": 2 / 12,
         },
+        "trajectory_figures": FIGURES,
+        "trajectory_example": trajectory_example(),
+        # Every suite that states rules, with them (one query).
+        "rule_suites": list(
+            Suite.objects.exclude(rules=[])
+            .order_by("slug", "version")
+            .only("slug", "version", "name", "rules")
+        ),
         "computed_at": selectors.current_computed_at(),
     }
     return render(request, "leaderboard/methodology.html", context)
