@@ -75,6 +75,7 @@ def _ingest_once(kind: str, path: Path, params: dict) -> tuple[float, float, int
     from ingestion.models import Submission
     from ingestion.services import processing
     from ingestion.services.intake import NativeSource, submission_ingest
+    from leaderboard.models import BoardSnapshot
 
     user = bench_account(BENCH_USER)
     spent = [0.0]
@@ -99,6 +100,11 @@ def _ingest_once(kind: str, path: Path, params: dict) -> tuple[float, float, int
         elapsed = time.perf_counter() - started
     finally:
         processing.run_traces_write = real
+    # Without a broker the recompute the ingest asks for runs inside the call: the
+    # ratio is the ingest's, so its time is taken off (as bench/ingest.py does).
+    snapshot = BoardSnapshot.objects.current()
+    if snapshot is not None and snapshot.computed_at > submission.finished_at:
+        elapsed -= snapshot.duration_ms / 1000
     if submission.status != Submission.Status.INGESTED:
         raise SystemExit(f"the bench ingest ended {submission.status}: {submission.errors[:3]}")
     runs = submission.runs_count
