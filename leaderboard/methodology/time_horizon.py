@@ -189,21 +189,29 @@ def fit_grouped(
         mean = np.clip(wins.sum(axis=1) / total, 1e-6, 1 - 1e-6)
     beta[:, 0] = np.log(mean / (1 - mean))
     active = np.flatnonzero(status == FINITE)
+    current = _objective(beta, levels, wins, totals, penalty)
     for _ in range(MAX_ITERATIONS):
         if active.size == 0:
             break
-        step = _newton_step(beta[active], levels, wins[active], totals[active], penalty)
-        current = _objective(beta[active], levels, wins[active], totals[active], penalty)
+        row_wins, row_totals = wins[active], totals[active]
+        step = _newton_step(beta[active], levels, row_wins, row_totals, penalty)
         scale = np.ones(active.size)
+        # Halve the step where it does not lower the objective (rarely needed: the log
+        # loss is convex and Newton starts at the intercept-only fit).
         for _ in range(MAX_HALVINGS):
             trial = beta[active] + scale[:, None] * step
-            worse = _objective(trial, levels, wins[active], totals[active], penalty) > current
-            worse &= scale > 2.0**-MAX_HALVINGS
+            value = _objective(trial, levels, row_wins, row_totals, penalty)
+            worse = (value > current[active]) & (scale > 2.0**-MAX_HALVINGS)
             if not worse.any():
                 break
             scale[worse] /= 2
+        else:
+            value = _objective(
+                beta[active] + scale[:, None] * step, levels, row_wins, row_totals, penalty
+            )
         moved = scale[:, None] * step
         beta[active] += moved
+        current[active] = value
         active = active[np.abs(moved).max(axis=1) > TOLERANCE]
     intercept, slope = beta[:, 0].copy(), beta[:, 1].copy()
     lost = status != FINITE

@@ -2,10 +2,11 @@
 bootstrap (families, then tasks within each drawn family, then runs within each drawn
 task), every draw refitted in the mode of `time_horizon`.
 
-Pure NumPy. Vectorised: the three levels of draws become one draws × runs matrix of how
-often each run is drawn, the runs collapse onto their distinct lengths (a draw's fit
-depends only on its weighted successes and weights at each length), and
-`time_horizon.fit_grouped` runs Newton's method on every draw at once.
+Pure NumPy. Vectorised: the three levels of draws are three flat index arrays for all
+draws at once, each draw's runs are summed onto their distinct lengths by one bincount
+(a fit depends only on the weighted successes and weights at each length: B × U
+numbers, U = 4 on SWE-bench Verified), and `time_horizon.fit_grouped` runs Newton's
+method on every draw at once.
 
 As in METR's bootstrap, a drawn run keeps the weight it has in the full data (the
 headline weights are not recomputed nor renormalised per draw), and a task or family
@@ -64,10 +65,14 @@ def horizon_interval(
     if draws < 1:
         raise ValueError("draws must be at least 1")
     layout = _Layout.of(runs, mode)
-    counts = resample_runs(layout, np.random.default_rng(seed), draws)
-    weighted = counts * layout.weights
-    wins = (weighted * layout.successes) @ layout.level_indicator
-    totals = weighted @ layout.level_indicator
+    draw, run = drawn_runs(layout, np.random.default_rng(seed), draws)
+    # Each draw's weighted successes and weights at each distinct length: B × U.
+    cell = draw * len(layout.levels) + layout.level_of_run[run]
+    size = draws * len(layout.levels)
+    wins = np.bincount(cell, weights=layout.weighted_successes[run], minlength=size)
+    totals = np.bincount(cell, weights=layout.weights[run], minlength=size)
+    wins = wins.reshape(draws, -1)
+    totals = totals.reshape(draws, -1)
     intercept, slope, status = time_horizon.fit_grouped(layout.levels, wins, totals, penalty)
     p50, p80 = time_horizon.horizons_minutes(layout.levels, wins, totals, intercept, slope, status)
     p50_low, p50_high = percentile_bounds(p50)
@@ -88,9 +93,9 @@ class _Layout:
     are contiguous, so a draw within a group is its start plus a uniform offset."""
 
     weights: np.ndarray  # (R,) per run, as in the full-data fit
-    successes: np.ndarray  # (R,)
+    weighted_successes: np.ndarray  # (R,) weight × success
     levels: np.ndarray  # (U,) distinct log2 minutes
-    level_indicator: np.ndarray  # (R, U) 0/1
+    level_of_run: np.ndarray  # (R,) index into levels
     family_task_start: np.ndarray  # (F,) first task of each family
     family_task_count: np.ndarray  # (F,)
     task_run_start: np.ndarray  # (T,) first run of each task
@@ -122,13 +127,11 @@ class _Layout:
         else:
             weights = np.ones(len(tasks))
         levels, level_of_run = np.unique(np.log2(minutes), return_inverse=True)
-        indicator = np.zeros((len(tasks), len(levels)))
-        indicator[np.arange(len(tasks)), level_of_run] = 1.0
         return cls(
             weights=weights,
-            successes=successes,
+            weighted_successes=weights * successes,
             levels=levels,
-            level_indicator=indicator,
+            level_of_run=level_of_run,
             family_task_start=family_task_start,
             family_task_count=family_task_count,
             task_run_start=task_run_start,
@@ -137,11 +140,20 @@ class _Layout:
 
 
 def resample_runs(layout: _Layout, rng: np.random.Generator, draws: int) -> np.ndarray:
-    """draws × runs: how often each run is drawn when each draw resamples the families,
-    then the tasks of each drawn family, then the runs of each drawn task, all with
-    replacement and as many as there are at that level."""
-    n_families = len(layout.family_task_start)
+    """draws × runs: how often each run is drawn (drawn_runs, counted)."""
+    draw, run = drawn_runs(layout, rng, draws)
     n_runs = len(layout.weights)
+    flat = np.bincount(draw * n_runs + run, minlength=draws * n_runs)
+    return flat.reshape(draws, n_runs)
+
+
+def drawn_runs(
+    layout: _Layout, rng: np.random.Generator, draws: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(draw, run) of every run drawn when each draw resamples the families, then the
+    tasks of each drawn family, then the runs of each drawn task, all with replacement
+    and as many as there are at that level."""
+    n_families = len(layout.family_task_start)
     # Level 1: draws × families indices, flattened draw by draw.
     family = rng.integers(0, n_families, size=draws * n_families)
     draw_of_family = np.repeat(np.arange(draws), n_families)
@@ -149,16 +161,18 @@ def resample_runs(layout: _Layout, rng: np.random.Generator, draws: int) -> np.n
     task_count = layout.family_task_count[family]
     task_family = np.repeat(family, task_count)
     draw_of_task = np.repeat(draw_of_family, task_count)
-    offset = np.floor(rng.random(task_family.size) * layout.family_task_count[task_family])
+    offset = rng.random(task_family.size) * layout.family_task_count[task_family]
     task = layout.family_task_start[task_family] + offset.astype(np.intp)
-    # Level 3: each drawn task draws as many of its runs as it has.
+    # Level 3: each drawn task draws as many of its runs as it has (its one run, when
+    # every task has one: the draw the uniform offset would make anyway).
+    if (layout.task_run_count == 1).all():
+        return draw_of_task, layout.task_run_start[task]
     run_count = layout.task_run_count[task]
     run_task = np.repeat(task, run_count)
     draw_of_run = np.repeat(draw_of_task, run_count)
-    offset = np.floor(rng.random(run_task.size) * layout.task_run_count[run_task])
+    offset = rng.random(run_task.size) * layout.task_run_count[run_task]
     run = layout.task_run_start[run_task] + offset.astype(np.intp)
-    flat = np.bincount(draw_of_run * n_runs + run, minlength=draws * n_runs)
-    return flat.reshape(draws, n_runs).astype(np.float64)
+    return draw_of_run, run
 
 
 def percentile_bounds(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
