@@ -11,4 +11,6 @@ the boards, the signal board, the pages and the benchmarks all share the one cop
 * `sessions`: each session's own contribution to every signal.
 * `shell`: shell tools, the program a command runs, bash error episodes.
 * `session_scores`: every signal-board figure of a model, from many sessions.
+* `time_horizon`: METR's logistic time horizon (p50 / p80 minutes), in two modes.
+* `time_horizon_bootstrap`: its hierarchical bootstrap interval (families, tasks, runs).
 """
