@@ -65,7 +65,8 @@ class SubmissionListCreateApi(APIView):
         description="A bundle as multipart `file` or a JSON body; or native results "
         "(`format=harbor|tau-bench|tau2-bench|claude-code` with the parameters that format "
         "needs: harness, harness_version, suite, suite_version, model, scenario, confirmation;"
-        " run_config, a JSON object, for the settings the files do not record).",
+        " run_config, a JSON object, for the settings the files do not record;"
+        " entry, which entry or agent of a swebench or task-matrix file holding several).",
         responses={
             202: SubmissionCreatedSerializer,
             200: OpenApiResponse(
@@ -118,6 +119,7 @@ class SubmissionListCreateApi(APIView):
             format=data["format"], **text, model=(data.get("model") or "").strip() or None,
             contributors=tuple(contributors), scenario=data.get("scenario"),
             confirmation=data.get("confirmation"), run_config=data.get("run_config") or {},
+            entry=(data.get("entry") or "").strip() or None,
         )  # fmt: skip
         if dry_run:
             file = data["file"]

@@ -68,7 +68,14 @@ VERIFIER_NAME_LENGTH = 100
 VERIFICATION_FILE = "verification.json"
 
 # Native formats the importers convert (ingestion.importers.formats dispatches on them).
-NATIVE_FORMATS = ("harbor", "tau-bench", "tau2-bench", "claude-code")
+NATIVE_FORMATS = (
+    "harbor",
+    "tau-bench",
+    "tau2-bench",
+    "claude-code",
+    "swebench",
+    "task-matrix",
+)
 NATIVE_FORMAT_LENGTH = 20
 NULLABLE_CHOICES = frozenset({"infra_error", "scenario", "confirmation", "label"})
 

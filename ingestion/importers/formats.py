@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ingestion.bundles.limits import NATIVE_FORMATS
 from ingestion.bundles.lines import strip_bom
-from ingestion.importers import harbor, tau2_bench, tau_bench
+from ingestion.importers import harbor, swebench, task_matrix, tau2_bench, tau_bench
 from ingestion.importers.common import MAX_DOCUMENT_BYTES, Conversion, NativeParams, Output
 from ingestion.importers.transcripts import claude_code
 
@@ -25,6 +25,8 @@ CONVERTERS: dict[str, Converter] = {
     "tau-bench": tau_bench.convert,
     "tau2-bench": tau2_bench.convert,
     "claude-code": claude_code.convert,
+    "swebench": swebench.convert,
+    "task-matrix": task_matrix.convert,
 }
 # What the submitter must give for each format, because its files never say it
 # (names as in NativeParams / the API's form fields). The command and the API read this.
@@ -34,17 +36,23 @@ REQUIRED_PARAMS: dict[str, tuple[str, ...]] = {
     "tau-bench": (*_RUN_PARAMS, "model"),
     "tau2-bench": _RUN_PARAMS,
     "claude-code": (),
+    "swebench": _RUN_PARAMS,
+    "task-matrix": _RUN_PARAMS,
 }
 DESCRIPTIONS = {
     "harbor": "a Harbor job folder",
     "tau-bench": "a τ-bench results file",
     "tau2-bench": "a τ²-bench results file",
     "claude-code": "Claude Code transcripts",
+    "swebench": "SWE-bench results (leaderboard per-instance details or resolved id lists)",
+    "task-matrix": "a task matrix (CSV or JSON rows: task, agent, model, outcome)",
 }
 # Tried in this order by detect_format; the first that recognises the path wins.
 _DETECTORS: tuple[tuple[str, Callable[[Path, bytes], bool]], ...] = (
     ("harbor", harbor.looks_like),
     ("tau2-bench", tau2_bench.looks_like),
+    ("swebench", swebench.looks_like),
+    ("task-matrix", task_matrix.looks_like),
     ("tau-bench", tau_bench.looks_like),
     ("claude-code", claude_code.looks_like),
 )

@@ -96,6 +96,7 @@ def native_params(params: dict) -> NativeParams:
         model=params.get("model") or None, scenario=params.get("scenario") or None,
         confirmation=params.get("confirmation") or None,
         run_config=dict(params.get("run_config") or {}),
+        entry=params.get("entry") or None,
     )  # fmt: skip
 
 

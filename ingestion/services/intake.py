@@ -252,13 +252,15 @@ class NativeSource:
     confirmation: str | None = None
     # The run configuration the files do not record (ingestion.bundles.run_config, checked).
     run_config: dict = field(default_factory=dict)
+    # Which entry (agent) of a file holding several (swebench, task-matrix).
+    entry: str | None = None
 
     def params(self) -> dict:
         params = asdict(self)
         del params["format"]
         params["contributors"] = list(self.contributors)
         # Left out when unset, so an upload's key is what it was before they existed.
-        for name in ("scenario", "confirmation"):
+        for name in ("scenario", "confirmation", "entry"):
             if params[name] is None:
                 del params[name]
         if not params["run_config"]:

@@ -32,6 +32,7 @@ _OPTION = {
     "scenario": "--scenario",
     "confirmation": "--confirmation",
     "run_config": "--run-config",
+    "entry": "--entry",
 }
 
 
@@ -81,6 +82,10 @@ class Command(BaseCommand):
             "--confirmation",
             choices=CONFIRMATIONS,
             help="claude-code: whether the user confirmed the sessions' task done",
+        )
+        native.add_argument(
+            "--entry",
+            help="swebench, task-matrix: which entry (agent) of a file holding several",
         )
         native.add_argument(
             "--run-config",
@@ -139,6 +144,7 @@ class Command(BaseCommand):
             contributors=tuple(contributors), scenario=options.get("scenario"),
             confirmation=options.get("confirmation"),
             run_config=_run_config(options.get("run_config") or []),
+            entry=_text(options, "entry") or None,
         )  # fmt: skip
 
     def _ingest(
