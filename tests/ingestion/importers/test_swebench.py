@@ -314,3 +314,19 @@ def test_its_id_list_source_ids_are_the_runs_not_the_files_name(tmp_path):
     a, b, c, d = ([r.source_id for r in read_back(tmp_path / x)[1]] for x in "abcd")
     assert a == b
     assert not set(a) & set(c) and not set(a) & set(d)
+
+
+def test_it_asks_which_of_two_different_entries_of_one_name(tmp_path):
+    doc = leaderboards(entry("Model A", instances([True])))
+    doc["leaderboards"].append(
+        {"name": "Verified", "results": [entry("Model A", instances([False]))]}
+    )
+    [(_, field, message)] = rejection(write_json(tmp_path, doc), tmp_path, entry="Model A")
+    assert field == "entry"
+    assert message == (
+        "has several entries named 'Model A': give one of 'bash-only/Model A', 'Verified/Model A'"
+    )
+    swebench(
+        write_json(tmp_path, doc), tmp_path / "out.tar.gz", entry="Verified/Model A", model="m"
+    )
+    assert [r.outcome for r in read_back(tmp_path / "out.tar.gz")[1]] == ["fail"]
