@@ -63,10 +63,11 @@ class SubmissionListCreateApi(APIView):
             )
         ],
         description="A bundle as multipart `file` or a JSON body; or native results "
-        "(`format=harbor|tau-bench|tau2-bench|claude-code|agentdojo` with the parameters that format "
+        "(`format=harbor|tau-bench|tau2-bench|claude-code|agentdojo|swebench|task-matrix` with the parameters that format "
         "needs: harness, harness_version, suite, suite_version, model, scenario, confirmation;"
         " run_config, a JSON object, for the settings the files do not record; agentdojo:"
-        " attack and task_ids, a JSON list).",
+        " attack and task_ids, a JSON list; swebench and task-matrix: entry, which entry"
+        " or agent of a file holding several).",
         responses={
             202: SubmissionCreatedSerializer,
             200: OpenApiResponse(
@@ -121,6 +122,7 @@ class SubmissionListCreateApi(APIView):
             confirmation=data.get("confirmation"), run_config=data.get("run_config") or {},
             attack=(data.get("attack") or "").strip() or None,
             task_ids=tuple(data["task_ids"]) if data.get("task_ids") is not None else None,
+            entry=(data.get("entry") or "").strip() or None,
         )  # fmt: skip
         if dry_run:
             file = data["file"]

@@ -117,6 +117,10 @@ class NativeUploadSerializer(serializers.Serializer):
     suite = serializers.CharField(max_length=100, required=False, allow_blank=True)
     suite_version = serializers.CharField(max_length=50, required=False, allow_blank=True)
     model = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    entry = serializers.CharField(
+        max_length=200, required=False, allow_blank=True,
+        help_text="swebench, task-matrix: which entry (agent) of a file holding several",
+    )  # fmt: skip
     scenario = serializers.ChoiceField(choices=list(SCENARIOS), required=False)
     confirmation = serializers.ChoiceField(choices=list(CONFIRMATIONS), required=False)
     run_config = serializers.CharField(

@@ -68,7 +68,15 @@ VERIFIER_NAME_LENGTH = 100
 VERIFICATION_FILE = "verification.json"
 
 # Native formats the importers convert (ingestion.importers.formats dispatches on them).
-NATIVE_FORMATS = ("harbor", "tau-bench", "tau2-bench", "claude-code", "agentdojo")
+NATIVE_FORMATS = (
+    "harbor",
+    "tau-bench",
+    "tau2-bench",
+    "claude-code",
+    "agentdojo",
+    "swebench",
+    "task-matrix",
+)
 NATIVE_FORMAT_LENGTH = 20
 NULLABLE_CHOICES = frozenset({"infra_error", "scenario", "confirmation", "label"})
 

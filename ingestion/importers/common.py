@@ -78,6 +78,8 @@ class NativeParams:
     # the task ids of one benchmark version to keep (None: all).
     attack: str | None = None
     task_ids: tuple[str, ...] | None = None
+    # Which of a file's several entries (agents) to convert: swebench, task-matrix.
+    entry: str | None = None
 
 
 @dataclass(frozen=True)
@@ -304,9 +306,14 @@ def reject_constant(name: str) -> Any:
     raise NotJson(f"{name} is not allowed in JSON")
 
 
-def load_json(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
+def load_json(
+    path: Path,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
     """Parse a JSON file of at most `max_bytes`; NotJson says why it is not valid
-    (NaN and Infinity too, and a file too large to be read whole)."""
+    (NaN and Infinity too, and a file too large to be read whole). `object_pairs_hook`
+    is json.loads's (to see duplicate keys)."""
     with path.open("rb") as fh:
         data = fh.read(max_bytes + 1)  # never more than the cap, whatever the file claims
     if len(data) > max_bytes:
@@ -315,7 +322,7 @@ def load_json(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
     if too_deep(data):  # the parser would recurse until RecursionError
         raise NotJson(too_deep_message())
     try:
-        return json.loads(data, parse_constant=reject_constant)
+        return json.loads(data, parse_constant=reject_constant, object_pairs_hook=object_pairs_hook)
     except UnicodeDecodeError as exc:
         raise NotJson("is not UTF-8 text") from exc
     except json.JSONDecodeError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ingestion.bundles.limits import NATIVE_FORMATS
 from ingestion.bundles.lines import strip_bom
-from ingestion.importers import agentdojo, harbor, tau2_bench, tau_bench
+from ingestion.importers import agentdojo, harbor, swebench, task_matrix, tau2_bench, tau_bench
 from ingestion.importers.common import MAX_DOCUMENT_BYTES, Conversion, NativeParams, Output
 from ingestion.importers.transcripts import claude_code
 
@@ -26,6 +26,8 @@ CONVERTERS: dict[str, Converter] = {
     "tau2-bench": tau2_bench.convert,
     "claude-code": claude_code.convert,
     "agentdojo": agentdojo.convert,
+    "swebench": swebench.convert,
+    "task-matrix": task_matrix.convert,
 }
 # What the submitter must give for each format, because its files never say it
 # (names as in NativeParams / the API's form fields). The command and the API read this.
@@ -36,6 +38,8 @@ REQUIRED_PARAMS: dict[str, tuple[str, ...]] = {
     "tau2-bench": _RUN_PARAMS,
     "claude-code": (),
     "agentdojo": _RUN_PARAMS,
+    "swebench": _RUN_PARAMS,
+    "task-matrix": _RUN_PARAMS,
 }
 DESCRIPTIONS = {
     "harbor": "a Harbor job folder",
@@ -43,12 +47,16 @@ DESCRIPTIONS = {
     "tau2-bench": "a τ²-bench results file",
     "claude-code": "Claude Code transcripts",
     "agentdojo": "an AgentDojo pipeline's run folder",
+    "swebench": "SWE-bench results (leaderboard per-instance details or resolved id lists)",
+    "task-matrix": "a task matrix (CSV or JSON rows: task, agent, model, outcome)",
 }
 # Tried in this order by detect_format; the first that recognises the path wins.
 _DETECTORS: tuple[tuple[str, Callable[[Path, bytes], bool]], ...] = (
     ("harbor", harbor.looks_like),
     ("agentdojo", agentdojo.looks_like),
     ("tau2-bench", tau2_bench.looks_like),
+    ("swebench", swebench.looks_like),
+    ("task-matrix", task_matrix.looks_like),
     ("tau-bench", tau_bench.looks_like),
     ("claude-code", claude_code.looks_like),
 )

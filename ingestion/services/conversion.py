@@ -98,6 +98,7 @@ def native_params(params: dict) -> NativeParams:
         run_config=dict(params.get("run_config") or {}),
         attack=params.get("attack") or None,
         task_ids=tuple(params["task_ids"]) if params.get("task_ids") is not None else None,
+        entry=params.get("entry") or None,
     )  # fmt: skip
 
 

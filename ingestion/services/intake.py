@@ -256,13 +256,15 @@ class NativeSource:
     # task ids of one benchmark version to keep (None: every run).
     attack: str | None = None
     task_ids: tuple[str, ...] | None = None
+    # Which entry (agent) of a file holding several (swebench, task-matrix).
+    entry: str | None = None
 
     def params(self) -> dict:
         params = asdict(self)
         del params["format"]
         params["contributors"] = list(self.contributors)
         # Left out when unset, so an upload's key is what it was before they existed.
-        for name in ("scenario", "confirmation", "attack", "task_ids"):
+        for name in ("scenario", "confirmation", "attack", "task_ids", "entry"):
             if params[name] is None:
                 del params[name]
         if self.task_ids is not None:

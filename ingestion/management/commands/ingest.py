@@ -36,6 +36,7 @@ _OPTION = {
     "run_config": "--run-config",
     "attack": "--attack",
     "task_ids": "--task-ids",
+    "entry": "--entry",
 }
 AGENTDOJO_ONLY = ("attack", "task_ids", "benchmark_version")
 
@@ -87,6 +88,10 @@ class Command(BaseCommand):
             "--confirmation",
             choices=CONFIRMATIONS,
             help="claude-code: whether the user confirmed the sessions' task done",
+        )
+        native.add_argument(
+            "--entry",
+            help="swebench, task-matrix: which entry (agent) of a file holding several",
         )
         native.add_argument(
             "--run-config",
@@ -169,6 +174,7 @@ class Command(BaseCommand):
             confirmation=options.get("confirmation"),
             run_config=_run_config(options.get("run_config") or []),
             attack=_text(options, "attack") or None, task_ids=_task_ids(options),
+            entry=_text(options, "entry") or None,
         )  # fmt: skip
 
     def _ingest(
