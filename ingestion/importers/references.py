@@ -28,7 +28,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ingestion.bundles import BundleRejected
 from ingestion.importers.common import NotJson, load_json, show
+from ingestion.importers.swebench_entries import entries_of
 
 REGISTRY_FORMAT = "arena-registry/1"
 TAU_CATEGORY = "customer_service"
@@ -152,6 +154,40 @@ def tau_bench_registry(
             calls.append(_call(action["name"], kwargs, writes))
         tasks.append({"task_id": task_id, "category": TAU_CATEGORY, "reference_calls": calls})
     return _document(_suite(base, suite, version, tasks))
+
+
+def swebench_registry(
+    results: Path, *, suite: str, version: str, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The registry document of every instance a SWE-bench results file names (the
+    per-instance details of all its entries, or its id lists), each in the category of
+    its repository (`django__django-11099` -> `django__django`). SWE-bench states no
+    reference calls: its tasks are graded by their tests."""
+    results = Path(results)
+    label = results.name
+    try:
+        entries = entries_of(_load(results), label, results.stem)
+    except BundleRejected as exc:
+        raise ReferenceInputError(label, "", "; ".join(str(e) for e in exc.errors)) from None
+    instances: set[str] = set()
+    for entry in entries:
+        instances.update(str(i) for i in (entry.instances or {}))
+        for ids in (entry.lists or {}).values():
+            instances.update(str(i) for i in ids if isinstance(i, str))
+    if not instances:
+        raise ReferenceInputError(label, "", "names no instance")
+    tasks = [
+        {"task_id": instance, "category": _repository(instance)}
+        for instance in sorted(instances, key=_natural)
+    ]
+    return _document(_suite(base, suite, version, tasks))
+
+
+def _repository(instance: str) -> str:
+    """`astropy__astropy-12907` -> `astropy__astropy`: the instance's repository, as a
+    category slug (other characters become `-`)."""
+    head = instance.rsplit("-", 1)[0] if "-" in instance else instance
+    return re.sub(r"[^-a-zA-Z0-9_]", "-", head)[:100] or "other"
 
 
 # ------------------------------------------------------------------ shared

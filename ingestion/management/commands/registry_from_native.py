@@ -12,6 +12,7 @@ from ingestion.importers.references import (
     ReferenceInputError,
     agentdojo_registry,
     dumps_registry,
+    swebench_registry,
     tau_bench_registry,
 )
 
@@ -22,18 +23,19 @@ class Command(BaseCommand):
     help = (
         "Write an arena-registry/1 file whose tasks carry reference tool calls, read from "
         "a benchmark's own files: AgentDojo's ground-truth calls (with its task list of "
-        "one benchmark version) or a τ-bench results file's actions. --base names Arena's "
+        "one benchmark version) or a τ-bench results file's actions; or the instances of a "
+        "SWE-bench results file (graded by tests: no reference calls). --base names Arena's "
         "suite statement (a suite object, or a registry file holding the suite) whose "
         "fields are copied and whose trajectory.write_tools mark the write calls."
     )
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs):
-        # --version names the suite version (as the brief's usage writes it), so it
-        # replaces Django's own --version (which prints Django's).
+        # --version names the suite version, so it replaces Django's own --version
+        # (which prints Django's).
         return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("format", choices=("agentdojo", "tau-bench"))
+        parser.add_argument("format", choices=("agentdojo", "tau-bench", "swebench"))
         parser.add_argument(
             "source",
             type=Path,
@@ -64,11 +66,11 @@ class Command(BaseCommand):
             if format == "agentdojo":
                 document = self._agentdojo(source, base, options)
             else:
-                document = self._tau_bench(source, base, options)
+                document = self._named_suite(format, source, base, options)
         except ReferenceInputError as exc:
             raise CommandError(str(exc)) from None
         suite = document["suites"][0]
-        calls = sum(len(task["reference_calls"]) for task in suite["tasks"])
+        calls = sum(len(task.get("reference_calls", ())) for task in suite["tasks"])
         try:
             out.write_text(dumps_registry(document), encoding="utf-8")
         except OSError as exc:
@@ -93,16 +95,17 @@ class Command(BaseCommand):
             base=base,
         )  # fmt: skip
 
-    def _tau_bench(self, source: Path, base: dict | None, options: dict) -> dict:
+    def _named_suite(self, format: str, source: Path, base: dict | None, options: dict) -> dict:
         if options.get("task_ids") or options.get("benchmark_version"):
             raise CommandError("--task-ids and --benchmark-version apply to agentdojo only")
         suite = options.get("suite") or (base or {}).get("slug")
         version = options.get("suite_version") or (base or {}).get("version")
         if not suite or not version:
-            raise CommandError("tau-bench needs --suite and --version (or a --base naming them)")
+            raise CommandError(f"{format} needs --suite and --version (or a --base naming them)")
         _exists(source, None)
         sys.stderr.write(f"reading {source.name}\n")
-        return tau_bench_registry(source, suite=suite, version=version, base=base)
+        build = tau_bench_registry if format == "tau-bench" else swebench_registry
+        return build(source, suite=suite, version=version, base=base)
 
 
 def _exists(*paths: Path | None) -> None:

@@ -14,10 +14,18 @@ import pytest
 from ingestion.importers.references import (
     ReferenceInputError,
     agentdojo_registry,
+    swebench_registry,
     tau_bench_registry,
 )
 from tests.ingestion.importers.builders import tau_result, write_tau
 from tests.ingestion.importers.realdata import HARBOR_TAU, extracted
+from tests.ingestion.importers.swebench_builders import (
+    detail,
+    entry,
+    leaderboards,
+    run_report,
+    write_json,
+)
 
 SUITE_FILE = Path(__file__).resolve().parents[3] / "ingestion" / "fixtures" / "agentdojo-suite.json"
 
@@ -263,3 +271,22 @@ def test_the_real_tau_bench_results_give_50_tasks_with_their_actions(tmp_path):
         ]
         assert not any(c["write"] for c in task["reference_calls"])  # no base: no writes
     assert sum(len(t["reference_calls"]) for t in suite["tasks"]) == 158
+
+
+def test_it_registers_every_instance_of_a_swebench_file_in_its_repositorys_category(tmp_path):
+    details = {"django__django-11099": detail(), "astropy__astropy-12907": detail(False)}
+    path = write_json(tmp_path, leaderboards(entry("Model A", details), entry("B", None)))
+    document = swebench_registry(path, suite="swe-bench-verified", version="1", base=None)
+    assert document["suites"][0]["tasks"] == [
+        {"task_id": "astropy__astropy-12907", "category": "astropy__astropy"},
+        {"task_id": "django__django-11099", "category": "django__django"},
+    ]
+    run_lists = write_json(tmp_path, run_report(resolved_ids=["x__y-1"]), name="report.json")
+    tasks = swebench_registry(run_lists, suite="s", version="1")["suites"][0]["tasks"]
+    assert tasks == [{"task_id": "x__y-1", "category": "x__y"}]
+
+
+def test_a_file_that_names_no_instance_is_refused_by_name(tmp_path):
+    path = write_json(tmp_path, leaderboards(entry("Only totals", None)))
+    with pytest.raises(ReferenceInputError, match=r"leaderboards\.json: names no instance"):
+        swebench_registry(path, suite="s", version="1")
