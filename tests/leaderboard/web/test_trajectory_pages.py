@@ -1,0 +1,193 @@
+"""Trajectory figures and rule violations on the pages: the board's Trajectory columns,
+the agent page's rules, the run page's calls against the reference, the exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from ingestion.models import Run
+from leaderboard.models import BoardEntry, BoardSnapshot
+from leaderboard.presentation.figures import percent
+from leaderboard.recompute.services import boards_recompute
+from tests.ingestion.services.trace_builders import (
+    BOARD,
+    GOOD_BOOK,
+    RULES,
+    load,
+    submit_tools,
+    tool_run,
+    tool_suite,
+)
+
+AGENT = ["Toolsmith", "1.0.0", "m"]
+UNBROKEN = {"id": "few-lookups", "title": "At most five look-ups.", "kind": "max_calls",
+            "tools": ["get_user"], "max": 5}  # fmt: skip
+# Every status: an ignored tool, a match, a failed call (its argument is markup), a
+# booking with the wrong seats, and an extra call that breaks "no-delete".
+EVERY_STATUS = (
+    ("think", {}),
+    ("get_user", {"user_id": "u1"}),
+    ("cancel", {"id": "<script>alert(9)</script>"}, "Error: no such reservation"),
+    ("book_flight", {"flight": "F1", "seats": 2}),
+    ("delete_account", {"note": "<script>alert(7)</script>"}),
+)
+
+
+def _site(user, extra_runs: int = 0) -> None:
+    load(tool_suite(rules=[*RULES, UNBROKEN]))
+    runs = [
+        tool_run("x-1", "book", EVERY_STATUS, 1, model="m", outcome="fail"),
+        tool_run("x-2", "book", GOOD_BOOK[:1], 2, model="m", outcome="fail"),  # books nothing
+        tool_run("x-3", "book", GOOD_BOOK, 3, model="m"),
+        *(
+            tool_run(f"y-{i}", "chat", EVERY_STATUS[4:], 10 + i, model="m")
+            for i in range(extra_runs)
+        ),
+    ]
+    submit_tools(user, runs)
+    boards_recompute()
+
+
+def _entry() -> BoardEntry:
+    return BoardEntry.objects.get(
+        board__snapshot=BoardSnapshot.objects.current(),
+        board__slug=BOARD,
+        harness__name="Toolsmith",
+    )
+
+
+def _html(client, url: str, query: dict | None = None) -> str:
+    response = client.get(url, query or {})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_it_shows_the_trajectory_columns_only_when_asked(client, submitter):
+    _site(submitter)
+    board = reverse("board", args=[BOARD])
+    html = _html(client, board, {"col": "trajectory"})
+    for header in ("Tool F1", "In order (args)", "Argument accuracy", "Rule violations"):
+        assert header in html
+    entry = _entry()
+    assert percent(entry.trajectory["tool_f1"]["value"]) in html
+    assert 'class="violations-some" title="1 of 3 runs checked broke a rule">1</span>' in html
+    plain = _html(client, board)
+    assert "Rule violations" not in plain and "Argument accuracy" not in plain
+
+
+def test_it_lists_every_rule_with_its_count_and_links_the_runs(client, submitter):
+    _site(submitter)
+    html = _html(client, reverse("agent", args=AGENT))
+    assert "Rule violations on Tool Bench 1.0.0" in html
+    assert "of 3 counted runs checked" in html
+    run = Run.objects.get(run_id="x-1")
+    # x-1 looked the user up before booking: lookup-first is listed at zero.
+    for count, rule in ((1, "no-delete"), (0, "lookup-first"), (0, "few-lookups")):
+        assert f"{count}</strong> · <code>{rule}</code>" in html
+    assert f'href="/runs/{run.pk}/#rules-broken"' in html
+    assert "Trajectory against the reference" in html
+
+
+def test_it_shows_every_alignment_status_and_marks_the_offending_call(client, submitter):
+    _site(submitter)
+    html = _html(client, reverse("run", args=[Run.objects.get(run_id="x-1").pk]))
+    for label in ("matched", "arguments differ", "extra", "failed (not counted)", "ignored tool"):
+        assert f">{label}</span>" in html
+    assert "seats" in html  # the argument that differs
+    assert 'class="tool-call tool-call-broken" id="call-4"' in html
+    assert 'class="tool-call" id="call-1"' in html
+    assert 'href="#call-4">call 5</a> broke <strong>no-delete</strong>' in html
+    missing = _html(client, reverse("run", args=[Run.objects.get(run_id="x-2").pk]))
+    assert ">missing</span>" in missing
+    assert "This run broke none of its suite's 3 rules." in missing
+
+
+def test_it_escapes_bundle_text_in_the_arguments(client, submitter):
+    _site(submitter)
+    html = _html(client, reverse("run", args=[Run.objects.get(run_id="x-1").pk]))
+    assert "<script>alert(" not in html
+    assert "&lt;script&gt;alert(9)" in html
+
+
+@pytest.mark.parametrize("page", ["agent", "run"])
+def test_it_runs_as_many_queries_whatever_the_number_of_runs(client, submitter, page):
+    _site(submitter, extra_runs=2)
+    few = _queries(client, page)
+    more = [tool_run(f"z-{i}", "chat", EVERY_STATUS[4:], 100 + i, model="m") for i in range(30)]
+    submit_tools(submitter, more)
+    boards_recompute()
+    assert _queries(client, page) <= few
+
+
+def _queries(client, page: str) -> int:
+    url = (
+        reverse("agent", args=AGENT)
+        if page == "agent"
+        else reverse("run", args=[Run.objects.get(run_id="x-1").pk])
+    )
+    client.get(url)  # the page cache and the session settle
+    from django.core.cache import caches
+
+    caches["pages"].clear()
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def _two_agents(user) -> None:
+    load()
+    submit_tools(user, [
+        tool_run("a-1", "book", GOOD_BOOK, 1, model="m"),
+        tool_run("a-2", "book", GOOD_BOOK, 2, model="m"),
+        tool_run("a-3", "cancel", (("cancel", {"id": "R1"}),), 1, model="m"),
+    ])  # fmt: skip
+    submit_tools(user, [
+        tool_run("b-1", "book", GOOD_BOOK, 1, model="m"),
+        tool_run("b-2", "book", EVERY_STATUS, 2, model="m", outcome="fail"),
+        tool_run("b-3", "cancel", (("cancel", {"id": "R9"}),), 1, model="m", outcome="fail"),
+    ], harness="Other")  # fmt: skip
+    boards_recompute()
+
+
+COMPARE = {"board": BOARD, "a": "Toolsmith/1.0.0/m", "b": "Other/1.0.0/m"}
+
+
+def test_it_pairs_the_trajectory_figures_on_the_compare_page_and_api(client, submitter):
+    _two_agents(submitter)
+    body = client.get("/api/v1/compare/", COMPARE).json()
+    found = {row["figure"]: row for row in body["trajectory"]}
+    # exact_args: book A 1.0, B 0.5; cancel A 1.0, B 0.0: the mean task difference is 0.75.
+    exact = found["exact_args"]
+    assert (exact["a"], exact["b"], exact["difference"], exact["tasks"]) == (1.0, 0.25, 0.75, 2)
+    assert exact["low"] <= 0.75 <= exact["high"]
+    html = _html(client, "/compare/", COMPARE)
+    assert "Trajectory figures, paired by shared task" in html
+    assert "Exact (args)" in html
+
+
+def test_it_gives_the_api_and_the_csv_the_trajectory_and_violations(client, submitter):
+    _site(submitter)
+    entry = _entry()
+    body = client.get(f"/api/v1/boards/{BOARD}/").json()
+    rows = body["entries"] if "entries" in body else body["results"]
+    api = next(row for row in rows if row["harness"] == "Toolsmith")
+    assert api["trajectory"] == json.loads(json.dumps(entry.trajectory))
+    assert api["violations"] == {
+        "checked": 3, "any": 1, "rules": {"no-delete": 1},
+    }  # fmt: skip
+    text = client.get(f"/boards/{BOARD}/export.csv").content.decode()
+    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["harness"] == "Toolsmith")
+    exact = entry.trajectory["exact_args"]
+    assert float(row["trajectory_exact_args"]) == pytest.approx(exact["value"])
+    assert float(row["trajectory_exact_args_low"]) == pytest.approx(exact["low"])
+    assert float(row["trajectory_exact_args_high"]) == pytest.approx(exact["high"])
+    assert row["trajectory_exact_args_n"] == "3"
+    assert (row["violations_checked"], row["violations_any"]) == ("3", "1")
+    assert json.loads(row["violations_by_rule"]) == {"no-delete": 1}
