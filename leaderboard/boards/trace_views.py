@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ingestion.models import Harness, LanguageModel, Run, RunTrace, Submission, Suite
+from ingestion.traces.calls import Call, trajectory_calls
 from leaderboard.presentation.traces import ALIGNMENT_LABELS
 
 # Runs listed per rule on the agent page; the count above the list is always whole.
@@ -72,7 +73,7 @@ class AlignedRow:
     status: str
     label: str
     position: int | None
-    agent_call: dict | None
+    agent_call: Call | None
     reference_call: dict | None
     differing: tuple[str, ...]
 
@@ -121,19 +122,12 @@ def run_trace_view(run: Run) -> RunTraceView | None:
     return RunTraceView(trace, rows, broken, rules, violations)
 
 
-def _calls(trajectory) -> list[dict]:
-    if not isinstance(trajectory, list):
-        return []
-    return [
-        call
-        for turn in trajectory
-        if isinstance(turn, dict)
-        for call in (turn.get("tool_calls") or ())
-        if isinstance(call, dict)
-    ]
+def _calls(trajectory) -> list[Call]:
+    # The calls as the trace counted them: an alignment position indexes these.
+    return trajectory_calls(trajectory) if isinstance(trajectory, list) else []
 
 
-def _at(items: list, index) -> dict | None:
-    if isinstance(index, int) and 0 <= index < len(items) and isinstance(items[index], dict):
+def _at(items: list, index):
+    if isinstance(index, int) and 0 <= index < len(items) and items[index] is not None:
         return items[index]
     return None
