@@ -17,6 +17,7 @@ from leaderboard.models import BoardEntry, BoardSnapshot
 from leaderboard.presentation.figures import percent
 from leaderboard.recompute.services import boards_recompute
 from tests.ingestion.services.trace_builders import (
+    AUTHOR,
     BOARD,
     GOOD_BOOK,
     RULES,
@@ -191,3 +192,33 @@ def test_it_gives_the_api_and_the_csv_the_trajectory_and_violations(client, subm
     assert row["trajectory_exact_args_n"] == "3"
     assert (row["violations_checked"], row["violations_any"]) == ("3", "1")
     assert json.loads(row["violations_by_rule"]) == {"no-delete": 1}
+
+
+def test_it_counts_on_the_agent_page_the_runs_the_board_counts(client, submitter):
+    # tool_runs: r-6 is an infra error and, with its author a contributor, "cancel"
+    # (r-4) is conflict-excluded: the board checks 4 runs, 2 of which broke no-delete.
+    load()
+    submit_tools(submitter, contributors=[AUTHOR])
+    boards_recompute()
+    assert _entry().violations["checked"] == 4
+    html = _html(client, reverse("agent", args=["Toolsmith", "1.0.0", "m"]))
+    assert "of 4 counted runs checked" in html
+    assert "2</strong> · <code>no-delete</code>" in html
+    assert "1</strong> · <code>lookup-first</code>" in html
+
+
+def test_it_anchors_the_calls_as_the_trace_counts_them(client, submitter):
+    # A tool turn's own tool_calls are no calls of the agent (ingestion.traces.calls):
+    # the trace's positions skip them, so must the page's anchors and alignment.
+    load()
+    turns = [
+        {"role": "user", "text": "Go."},
+        {"role": "tool", "text": "noise", "tool_calls": [{"tool": "noise", "arguments": {}}]},
+        {"role": "assistant", "tool_calls": [{"tool": "delete_account", "arguments": {}}]},
+    ]
+    submit_tools(submitter, [{**tool_run("t-1", "book", (), model="m"), "trajectory": turns}])
+    html = _html(client, reverse("run", args=[Run.objects.get(run_id="t-1").pk]))
+    assert 'class="tool-call tool-call-broken" id="call-0"' in html
+    broken = html.split('id="call-0"')[1].split('class="tool-call')[0]
+    assert "delete_account" in broken and "noise" not in broken
+    assert 'href="#call-0"><code>delete_account</code>' in html
