@@ -93,3 +93,34 @@ def tool_runs(model: str = "m", prefix: str = "r") -> list[dict]:
 
 def submit_tools(user, runs: list[dict] | None = None, harness: str = "Toolsmith", **fields):
     return submit(user, tool_runs() if runs is None else runs, harness=harness, **fields)
+
+
+# Every alignment status on "book": an ignored tool, a match, a failed call (its argument
+# is markup), a booking with the wrong seats, and an extra call that breaks "no-delete".
+EVERY_STATUS = (
+    ("think", {}),
+    ("get_user", {"user_id": "u1"}),
+    ("cancel", {"id": "<script>alert(9)</script>"}, "Error: no such reservation"),
+    ("book_flight", {"flight": "F1", "seats": 2}),
+    ("delete_account", {"note": "<script>alert(7)</script>"}),
+)
+# Toolsmith matches every reference; Other matches one "book" run of two and no "cancel".
+COMPARE = {"board": BOARD, "a": "Toolsmith/1.0.0/m", "b": "Other/1.0.0/m"}
+
+
+def two_agents(user) -> None:
+    """Toolsmith and Other on tool-bench, recomputed (COMPARE picks them)."""
+    from leaderboard.recompute.services import boards_recompute
+
+    load()
+    submit_tools(user, [
+        tool_run("a-1", "book", GOOD_BOOK, 1, model="m"),
+        tool_run("a-2", "book", GOOD_BOOK, 2, model="m"),
+        tool_run("a-3", "cancel", GOOD_CANCEL, 1, model="m"),
+    ])  # fmt: skip
+    submit_tools(user, [
+        tool_run("b-1", "book", GOOD_BOOK, 1, model="m"),
+        tool_run("b-2", "book", EVERY_STATUS, 2, model="m", outcome="fail"),
+        tool_run("b-3", "cancel", (("cancel", {"id": "R9"}),), 1, model="m", outcome="fail"),
+    ], harness="Other")  # fmt: skip
+    boards_recompute()

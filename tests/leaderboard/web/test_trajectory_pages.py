@@ -3,10 +3,6 @@ the agent page's rules, the run page's calls against the reference, the exports.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -19,6 +15,7 @@ from leaderboard.recompute.services import boards_recompute
 from tests.ingestion.services.trace_builders import (
     AUTHOR,
     BOARD,
+    EVERY_STATUS,
     GOOD_BOOK,
     RULES,
     load,
@@ -30,15 +27,6 @@ from tests.ingestion.services.trace_builders import (
 AGENT = ["Toolsmith", "1.0.0", "m"]
 UNBROKEN = {"id": "few-lookups", "title": "At most five look-ups.", "kind": "max_calls",
             "tools": ["get_user"], "max": 5}  # fmt: skip
-# Every status: an ignored tool, a match, a failed call (its argument is markup), a
-# booking with the wrong seats, and an extra call that breaks "no-delete".
-EVERY_STATUS = (
-    ("think", {}),
-    ("get_user", {"user_id": "u1"}),
-    ("cancel", {"id": "<script>alert(9)</script>"}, "Error: no such reservation"),
-    ("book_flight", {"flight": "F1", "seats": 2}),
-    ("delete_account", {"note": "<script>alert(7)</script>"}),
-)
 
 
 def _site(user, extra_runs: int = 0) -> None:
@@ -140,58 +128,6 @@ def _queries(client, page: str) -> int:
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
     return len(captured)
-
-
-def _two_agents(user) -> None:
-    load()
-    submit_tools(user, [
-        tool_run("a-1", "book", GOOD_BOOK, 1, model="m"),
-        tool_run("a-2", "book", GOOD_BOOK, 2, model="m"),
-        tool_run("a-3", "cancel", (("cancel", {"id": "R1"}),), 1, model="m"),
-    ])  # fmt: skip
-    submit_tools(user, [
-        tool_run("b-1", "book", GOOD_BOOK, 1, model="m"),
-        tool_run("b-2", "book", EVERY_STATUS, 2, model="m", outcome="fail"),
-        tool_run("b-3", "cancel", (("cancel", {"id": "R9"}),), 1, model="m", outcome="fail"),
-    ], harness="Other")  # fmt: skip
-    boards_recompute()
-
-
-COMPARE = {"board": BOARD, "a": "Toolsmith/1.0.0/m", "b": "Other/1.0.0/m"}
-
-
-def test_it_pairs_the_trajectory_figures_on_the_compare_page_and_api(client, submitter):
-    _two_agents(submitter)
-    body = client.get("/api/v1/compare/", COMPARE).json()
-    found = {row["figure"]: row for row in body["trajectory"]}
-    # exact_args: book A 1.0, B 0.5; cancel A 1.0, B 0.0: the mean task difference is 0.75.
-    exact = found["exact_args"]
-    assert (exact["a"], exact["b"], exact["difference"], exact["tasks"]) == (1.0, 0.25, 0.75, 2)
-    assert exact["low"] <= 0.75 <= exact["high"]
-    html = _html(client, "/compare/", COMPARE)
-    assert "Trajectory figures, paired by shared task" in html
-    assert "Exact (args)" in html
-
-
-def test_it_gives_the_api_and_the_csv_the_trajectory_and_violations(client, submitter):
-    _site(submitter)
-    entry = _entry()
-    body = client.get(f"/api/v1/boards/{BOARD}/").json()
-    rows = body["entries"] if "entries" in body else body["results"]
-    api = next(row for row in rows if row["harness"] == "Toolsmith")
-    assert api["trajectory"] == json.loads(json.dumps(entry.trajectory))
-    assert api["violations"] == {
-        "checked": 3, "any": 1, "rules": {"no-delete": 1},
-    }  # fmt: skip
-    text = client.get(f"/boards/{BOARD}/export.csv").content.decode()
-    row = next(r for r in csv.DictReader(io.StringIO(text)) if r["harness"] == "Toolsmith")
-    exact = entry.trajectory["exact_args"]
-    assert float(row["trajectory_exact_args"]) == pytest.approx(exact["value"])
-    assert float(row["trajectory_exact_args_low"]) == pytest.approx(exact["low"])
-    assert float(row["trajectory_exact_args_high"]) == pytest.approx(exact["high"])
-    assert row["trajectory_exact_args_n"] == "3"
-    assert (row["violations_checked"], row["violations_any"]) == ("3", "1")
-    assert json.loads(row["violations_by_rule"]) == {"no-delete": 1}
 
 
 def test_it_counts_on_the_agent_page_the_runs_the_board_counts(client, submitter):
