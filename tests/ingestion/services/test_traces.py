@@ -12,6 +12,7 @@ from ingestion.services.rollups import rollups_rebuild
 from ingestion.traces import reference_calls_parse, run_trace, trace_spec_parse
 from tests.builders import harness_manifest, outcomes, tar_gz_bundle
 from tests.ingestion.services.trace_builders import (
+    GOOD_CANCEL,
     REFERENCES,
     RULES,
     TRAJECTORY,
@@ -176,3 +177,25 @@ def test_it_leaves_no_trace_of_a_bundle_sent_twice(db, submitter):
         submission_ingest(upload=bundle, user=submitter)
     assert Submission.objects.filter(status=Submission.Status.INGESTED).count() == 1
     assert (RunTrace.objects.count(), _rollups()) == before
+
+
+def test_it_scores_an_empty_reference_as_expecting_no_call(db, submitter):
+    load(tool_suite(tasks=[tool_task("chat", reference_calls=[])]))
+    submit_tools(submitter, [tool_run("q-1", "chat", ()), tool_run("q-2", "chat", GOOD_CANCEL, 2)])
+    quiet, busy = (RunTrace.objects.get(run__run_id=r) for r in ("q-1", "q-2"))
+    assert (quiet.reference_calls, quiet.figures["exact_names"]) == (0, 1.0)
+    assert busy.figures["exact_names"] == 0.0
+    assert [a["status"] for a in busy.alignment] == ["extra"]
+
+
+def test_it_moves_the_trace_rollups_with_a_merged_model(db, submitter):
+    from ingestion.models import LanguageModel
+    from ingestion.services.language_models import models_merge
+
+    load()
+    submit_tools(submitter)
+    source, target = LanguageModel.objects.get(name="m"), LanguageModel.objects.create(name="m2")
+    before = [row[:2] + row[3:] for row in _rollups()[0]]
+    models_merge(source=source, target=target)
+    assert set(TraceRollup.objects.values_list("model_id", flat=True)) == {target.pk}
+    assert [row[:2] + row[3:] for row in _rollups()[0]] == before

@@ -4,6 +4,7 @@ the agent page's rules, the run page's calls against the reference, the exports.
 from __future__ import annotations
 
 import pytest
+from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -121,9 +122,7 @@ def _queries(client, page: str) -> int:
         if page == "agent"
         else reverse("run", args=[Run.objects.get(run_id="x-1").pk])
     )
-    client.get(url)  # the page cache and the session settle
-    from django.core.cache import caches
-
+    client.get(url)  # the session settles
     caches["pages"].clear()
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url).status_code == 200
@@ -158,3 +157,19 @@ def test_it_anchors_the_calls_as_the_trace_counts_them(client, submitter):
     broken = html.split('id="call-0"')[1].split('class="tool-call')[0]
     assert "delete_account" in broken and "noise" not in broken
     assert 'href="#call-0"><code>delete_account</code>' in html
+
+
+def test_it_runs_as_many_queries_on_the_run_page_whatever_the_number_of_calls(client, submitter):
+    _site(submitter)
+    many = EVERY_STATUS * 12
+    submit_tools(submitter, [tool_run("long-1", "book", many, 50, model="m", outcome="fail")])
+    counts = []
+    for run_id in ("x-3", "long-1"):
+        url = reverse("run", args=[Run.objects.get(run_id=run_id).pk])
+        client.get(url)
+        caches["pages"].clear()
+        with CaptureQueriesContext(connection) as captured:
+            html = _html(client, url)
+        counts.append(len(captured))
+    assert 'id="call-59"' in html
+    assert 0 < counts[1] <= counts[0]
