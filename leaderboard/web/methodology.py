@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ingestion.importers import harbor_exceptions
+from ingestion.traces.figures import FIGURES
 from leaderboard.boards import selectors
 from leaderboard.boards.label_agreement import label_agreement_published
 from leaderboard.methodology import capabilities, cohorts, shell, stats
@@ -32,6 +33,7 @@ def methodology(request: HttpRequest) -> HttpResponse:
         "shell_helpers": sorted(shell.HELPERS),
         "error_signatures": shell.ERROR_SIGNATURES,
         "capabilities": capabilities.CAPABILITIES,
+        "trace_figures": FIGURES,
         "anonymous_cohort": cohorts.ANONYMOUS,
         "label_agreement": label_agreement_published(),
         "example": {
