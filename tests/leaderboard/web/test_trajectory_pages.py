@@ -173,3 +173,14 @@ def test_it_runs_as_many_queries_on_the_run_page_whatever_the_number_of_calls(cl
         counts.append(len(captured))
     assert 'id="call-59"' in html
     assert 0 < counts[1] <= counts[0]
+
+
+@pytest.mark.django_db
+def test_it_gives_every_trajectory_link_its_anchor_on_the_methodology_page(client):
+    from ingestion.traces.figures import FIGURES
+
+    html = _html(client, reverse("methodology"))
+    for anchor in ("trajectory", "trajectory-pairing", "rules"):
+        assert f'id="{anchor}"' in html
+    for figure in FIGURES:
+        assert f'id="trajectory-{figure.key}"' in html
