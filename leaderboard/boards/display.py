@@ -155,8 +155,10 @@ def fold(text: str | None, limit: int = FOLD_LINES) -> FoldedText | None:
 
 @dataclass(frozen=True)
 class ToolCallView:
-    # Its place among the run's calls (0-based), as the trace's alignment counts them.
-    position: int
+    # Its place among the run's calls (0-based), as the trace's alignment counts them
+    # (ingestion.traces.calls); None for a call the trace does not count (one in a tool
+    # turn, or without a tool name).
+    position: int | None
     tool: str
     command: FoldedText | None
     arguments: FoldedText | None
@@ -191,7 +193,7 @@ def trajectory_turns(raw: Any) -> list[TurnView] | None:
     """
     if not isinstance(raw, list):
         return None
-    positions = iter(range(sum(len(_calls_of(turn)) for turn in raw if isinstance(turn, dict))))
+    positions = itertools.count()
     return [_turn_view(turn, positions) for turn in raw if isinstance(turn, dict)]
 
 
@@ -201,14 +203,23 @@ def _calls_of(turn: dict) -> list[dict]:
 
 
 def _turn_view(turn: dict, positions) -> TurnView:
+    counted = turn.get("role") != "tool"  # as ingestion.traces.calls reads a trajectory
     return TurnView(
         role=str(turn.get("role") or "?"),
         text=fold(_as_text(turn.get("text"))),
-        tool_calls=[_tool_call_view(call, next(positions)) for call in _calls_of(turn)],
+        tool_calls=[
+            _tool_call_view(call, next(positions) if counted and _named(call) else None)
+            for call in _calls_of(turn)
+        ],
     )
 
 
-def _tool_call_view(call: dict, position: int) -> ToolCallView:
+def _named(call: dict) -> bool:
+    tool = call.get("tool")
+    return isinstance(tool, str) and bool(tool)
+
+
+def _tool_call_view(call: dict, position: int | None) -> ToolCallView:
     arguments = call.get("arguments")
     arguments = dict(arguments) if isinstance(arguments, dict) else {"arguments": arguments}
     command = arguments.pop("command", None)

@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ingestion.models import Harness, LanguageModel, Run, RunTrace, Submission, Suite
+from ingestion.rollups.sql import INFRA_ERROR
+from ingestion.traces.calls import Call, trajectory_calls
+from leaderboard.boards.selectors import excluded_task_ids
 from leaderboard.presentation.traces import ALIGNMENT_LABELS
 
 # Runs listed per rule on the agent page; the count above the list is always whole.
@@ -30,13 +33,17 @@ class SuiteRules:
 
 def agent_rule_breaks(harness: Harness, model: LanguageModel) -> list[SuiteRules]:
     """Per suite with rules that the agent has checked runs on: every rule with the
-    runs that broke it (of ingested submissions; two queries and one per suite)."""
+    runs that broke it (the runs the board counts: of ingested submissions, no infra
+    errors, no conflict-excluded task; three queries and one per suite)."""
     traces = RunTrace.objects.filter(
         run__harness=harness,
         run__model=model,
         run__submission__status=Submission.Status.INGESTED,
         violations__isnull=False,
-    )
+    ).exclude(run__outcome=INFRA_ERROR)
+    excluded = excluded_task_ids(harness)
+    if excluded:
+        traces = traces.exclude(run__task_id__in=excluded)
     checked: dict[int, int] = {}
     for suite_id in traces.values_list("run__task__suite_id", flat=True):
         checked[suite_id] = checked.get(suite_id, 0) + 1
@@ -72,7 +79,7 @@ class AlignedRow:
     status: str
     label: str
     position: int | None
-    agent_call: dict | None
+    agent_call: Call | None
     reference_call: dict | None
     differing: tuple[str, ...]
 
@@ -121,19 +128,12 @@ def run_trace_view(run: Run) -> RunTraceView | None:
     return RunTraceView(trace, rows, broken, rules, violations)
 
 
-def _calls(trajectory) -> list[dict]:
-    if not isinstance(trajectory, list):
-        return []
-    return [
-        call
-        for turn in trajectory
-        if isinstance(turn, dict)
-        for call in (turn.get("tool_calls") or ())
-        if isinstance(call, dict)
-    ]
+def _calls(trajectory) -> list[Call]:
+    # The calls as the trace counted them: an alignment position indexes these.
+    return trajectory_calls(trajectory) if isinstance(trajectory, list) else []
 
 
-def _at(items: list, index) -> dict | None:
-    if isinstance(index, int) and 0 <= index < len(items) and isinstance(items[index], dict):
+def _at(items: list, index):
+    if isinstance(index, int) and 0 <= index < len(items) and items[index] is not None:
         return items[index]
     return None

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ingestion.models import RunTrace
+from django.db.models import QuerySet
+
+from ingestion.models import Run, RunTrace
 from ingestion.traces.figures import FIGURES, Figure
 from leaderboard.boards.selectors import excluded_task_ids
 from leaderboard.compare.selectors import board_runs
@@ -34,8 +36,12 @@ class FigureDifference:
 def trajectory_differences(
     slug: str, a: BoardEntry, b: BoardEntry, *, seed: int
 ) -> list[FigureDifference]:
-    """Every figure both agents have on at least one shared task, in the table's order."""
-    means = {side: _task_means(slug, entry) for side, entry in (("a", a), ("b", b))}
+    """Every figure both agents have on at least one shared task, in the table's order;
+    no query when either entry has no trajectory figure (nothing could pair)."""
+    if not a.trajectory or not b.trajectory:
+        return []
+    runs = board_runs(slug)
+    means = {side: _task_means(runs, entry) for side, entry in (("a", a), ("b", b))}
     found = []
     for figure in FIGURES:
         a_tasks, b_tasks = means["a"].get(figure.key, {}), means["b"].get(figure.key, {})
@@ -58,10 +64,10 @@ def trajectory_differences(
     return found
 
 
-def _task_means(slug: str, entry: BoardEntry) -> dict[str, dict[int, float]]:
+def _task_means(board_runs: QuerySet[Run], entry: BoardEntry) -> dict[str, dict[int, float]]:
     """figure -> task pk -> the mean over the agent's counted runs defining it."""
     excluded = excluded_task_ids(entry.harness)
-    runs = board_runs(slug).filter(harness_id=entry.harness_id, model_id=entry.model_id)
+    runs = board_runs.filter(harness_id=entry.harness_id, model_id=entry.model_id)
     traces = RunTrace.objects.filter(run__in=runs).exclude(figures={})
     sums: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
     for task, figures in traces.values_list("run__task_id", "figures").iterator():

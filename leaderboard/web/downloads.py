@@ -105,16 +105,6 @@ def _cells(row: dict) -> dict:
     }
 
 
-def _cells(row: dict) -> dict:
-    return {
-        **row,
-        **_pass_k_cells(row),
-        **_rank_cells(row),
-        **_coverage_cells(row),
-        **_trace_cells(row),
-    }
-
-
 def _pass_k_cells(row: dict) -> dict:
     cells = {}
     for k, value in row["pass_hat_k"].items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.ingestion.services import trace_builders
 from tests.leaderboard.signalboard.helpers import model_scores, publish_board
 from tests.leaderboard.web.compare_site import ALPHA, BETA, BOARD
 
@@ -97,3 +98,21 @@ def test_it_links_every_signal_row_to_a_comparison_with_the_leader(client):
     assert 'href="/compare/?signals=1&amp;a=odd%2Fmodel&amp;b=big-model"' in html
     # The leader's own row compares it with the runner-up (tied ranks: by name).
     assert 'href="/compare/?signals=1&amp;a=big-model&amp;b=odd%2Fmodel"' in html
+
+
+def test_it_shows_the_paired_trajectory_figures(client, submitter):
+    trace_builders.two_agents(submitter)
+    html = client.get(PAGE, trace_builders.COMPARE).content.decode()
+    assert "Trajectory figures, paired by shared task" in html
+    # Exact (args): A 100% on both tasks, B 50% on book and 0% on cancel.
+    assert (
+        '<span title="Passes when the calls are the reference calls, one for one, in the same '
+        "order, calls matched by tool name and arguments under the suite&#x27;s argument "
+        'rules.">Exact (args)</span></th><td class="num">100.0%</td><td class="num">25.0%</td>'
+        '<td class="num">+75.0 pp'
+    ) in html
+
+
+def test_it_shows_no_trajectory_table_when_the_suite_states_nothing(client, site):
+    html = client.get(PAGE, {"board": BOARD, "a": ALPHA, "b": BETA}).content.decode()
+    assert "Trajectory figures, paired by shared task" not in html

@@ -72,3 +72,22 @@ def test_it_writes_a_csv_that_pandas_reads_without_options(client, boards):
 def test_it_refuses_an_unknown_export_format_or_board(client, boards):
     assert client.get("/boards/overall/export.xml").status_code == 404
     assert client.get("/boards/nothing/export.csv").status_code == 404
+
+
+@pytest.mark.django_db
+def test_it_exports_the_trajectory_and_violation_columns(client, submitter):
+    from tests.ingestion.services import trace_builders
+
+    trace_builders.two_agents(submitter)
+    text = client.get(f"/boards/{trace_builders.BOARD}/export.csv").content.decode()
+    rows = {row["harness"]: row for row in csv.DictReader(io.StringIO(text))}
+    other, toolsmith = rows["Other"], rows["Toolsmith"]
+    low, high = stats.wilson_interval(1, 3)
+    assert float(other["trajectory_exact_args"]) == pytest.approx(1 / 3)
+    assert float(other["trajectory_exact_args_low"]) == pytest.approx(low)
+    assert float(other["trajectory_exact_args_high"]) == pytest.approx(high)
+    assert other["trajectory_exact_args_n"] == "3"
+    assert (other["violations_checked"], other["violations_any"]) == ("3", "1")
+    assert json.loads(other["violations_by_rule"]) == {"no-delete": 1}
+    assert (toolsmith["violations_any"], toolsmith["violations_by_rule"]) == ("0", "")
+    assert float(toolsmith["trajectory_exact_args"]) == 1.0

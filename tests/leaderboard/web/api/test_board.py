@@ -66,3 +66,19 @@ def test_it_lets_any_origin_read_the_public_api(registry, client):
     assert response["Access-Control-Allow-Origin"] == "*"
     private = client.get("/api/v1/submissions/", HTTP_ORIGIN="https://example.org")
     assert "Access-Control-Allow-Origin" not in private
+
+
+@pytest.mark.django_db
+def test_it_gives_each_entry_its_trajectory_and_violations(client, submitter):
+    from leaderboard.methodology import stats
+    from tests.ingestion.services import trace_builders
+
+    trace_builders.two_agents(submitter)
+    body = client.get(f"/api/v1/boards/{trace_builders.BOARD}/").json()
+    rows = {row["harness"]: row for row in body["entries"]}
+    low, high = stats.wilson_interval(1, 3)
+    assert rows["Other"]["trajectory"]["exact_args"] == {
+        "value": 1 / 3, "low": low, "high": high, "n": 3,
+    }  # fmt: skip
+    assert rows["Other"]["violations"] == {"checked": 3, "any": 1, "rules": {"no-delete": 1}}
+    assert rows["Toolsmith"]["violations"] == {"checked": 3}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from scipy.stats import binomtest
 
+from tests.ingestion.services import trace_builders
 from tests.leaderboard.web.compare_site import ALPHA, BETA, BOARD
 
 API = "/api/v1/compare/"
@@ -71,3 +72,23 @@ def test_it_documents_the_endpoint_in_the_schema(client):
     operation = schema["paths"]["/api/v1/compare/"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {"board", "a", "b", "signals"}
     assert "BenchmarkComparison" in schema["components"]["schemas"]
+
+
+@pytest.mark.django_db
+def test_it_gives_the_paired_trajectory_figures(client, submitter):
+    trace_builders.two_agents(submitter)
+    body = client.get("/api/v1/compare/", trace_builders.COMPARE).json()
+    found = {row["figure"]: row for row in body["trajectory"]}
+    # exact_args by hand: book A 1.0, B 0.5; cancel A 1.0, B 0.0; the task differences
+    # 0.5 and 1.0 have the mean 0.75.
+    exact = found["exact_args"]
+    assert (exact["a"], exact["b"], exact["difference"], exact["tasks"]) == (1.0, 0.25, 0.75, 2)
+    assert exact["low"] <= 0.75 <= exact["high"]
+    assert exact["method"]
+    # Argument accuracy is undefined on no task for either: both shared tasks pair.
+    assert found["argument_accuracy"]["tasks"] == 2
+
+
+def test_it_gives_no_trajectory_when_the_suite_states_nothing(client, site):
+    body = client.get("/api/v1/compare/", {"board": BOARD, "a": ALPHA, "b": BETA}).json()
+    assert body["trajectory"] == []
