@@ -175,7 +175,8 @@ TASK_FIELDS = (
         "references",
         False,
         "The calls a correct run makes, in order: {tool, arguments, write (default: the "
-        "suite's write_tools)}; its runs get the trajectory figures ([] expects no call).",
+        "suite's write_tools)}; its runs get the trajectory figures ([] expects no call). "
+        "Left out, the stored calls stay; null removes them.",
     ),
 )
 MODEL_FIELDS = (

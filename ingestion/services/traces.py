@@ -66,8 +66,9 @@ def spec_of(suite: Suite) -> TraceSpec:
 
 
 def run_traces_write(*, submission_ids: Sequence[int], statements: Statements | None = None) -> int:
-    """Score the traces of these submissions' runs that have none yet and roll them up;
-    returns the number of traces written. Free when no suite states anything."""
+    """Score the traces of these submissions' runs and roll them up; returns the number
+    of traces written. None of the runs may have a trace yet: it runs at ingest, and
+    after traces_rescore has deleted them. Free when no suite states anything."""
     statements = statements if statements is not None else Statements.read()
     if not statements.specs:
         return 0

@@ -33,12 +33,15 @@ class SuiteRules:
 
 def agent_rule_breaks(harness: Harness, model: LanguageModel) -> list[SuiteRules]:
     """Per suite with rules that the agent has checked runs on: every rule with the
-    runs that broke it (the runs the board counts: of ingested submissions, no infra
-    errors, no conflict-excluded task; three queries and one per suite)."""
+    runs that broke it (the runs its suite's board counts: of ingested submissions,
+    approved tasks of official suites, no infra errors, no conflict-excluded task;
+    three queries and one per suite)."""
     traces = RunTrace.objects.filter(
         run__harness=harness,
         run__model=model,
         run__submission__status=Submission.Status.INGESTED,
+        run__task__approved=True,
+        run__task__suite__official=True,
         violations__isnull=False,
     ).exclude(run__outcome=INFRA_ERROR)
     excluded = excluded_task_ids(harness)
