@@ -1,0 +1,25 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("ingestion", "0023_native_format_agentdojo"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="task",
+            name="human_minutes",
+            field=models.FloatField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name="task",
+            name="family",
+            field=models.CharField(blank=True, db_default="", max_length=100),
+        ),
+        migrations.AddField(
+            model_name="suite",
+            name="horizon_mode",
+            field=models.CharField(db_default="headline", default="headline", max_length=20),
+        ),
+    ]
