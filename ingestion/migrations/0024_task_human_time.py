@@ -20,6 +20,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="suite",
             name="horizon_mode",
-            field=models.CharField(db_default="headline", default="headline", max_length=20),
+            field=models.CharField(
+                choices=[("headline", "headline"), ("cross_domain", "cross_domain")],
+                db_default="headline",
+                default="headline",
+                max_length=20,
+            ),
         ),
     ]

@@ -53,7 +53,12 @@ class Suite(models.Model):
     rules = models.JSONField(default=list, blank=True)
     # How its board fits time horizons: "headline" or "cross_domain"
     # (leaderboard.methodology.time_horizon); aggregate boards always use headline.
-    horizon_mode = models.CharField(max_length=20, default="headline", db_default="headline")
+    horizon_mode = models.CharField(
+        max_length=limits.HORIZON_MODE_LENGTH,
+        choices=[(mode, mode) for mode in limits.HORIZON_MODES],
+        default=limits.HORIZON_MODES[0],
+        db_default=limits.HORIZON_MODES[0],
+    )
 
     class Meta:
         ordering = ["slug", "version"]
@@ -110,7 +115,7 @@ class Task(models.Model):
     # counts for no time horizon. family: its group for the horizon's weights and
     # bootstrap; blank means its category's name.
     human_minutes = models.FloatField(null=True, blank=True)
-    family = models.CharField(max_length=100, blank=True, db_default="")
+    family = models.CharField(max_length=limits.FAMILY_LENGTH, blank=True, db_default="")
     authors = models.ManyToManyField(Person, blank=True, related_name="authored_tasks")
 
     objects = TaskQuerySet.as_manager()

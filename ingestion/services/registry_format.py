@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ingestion.aggregate_boards import AGGREGATE_SLUGS
+from ingestion.bundles.limits import FAMILY_LENGTH, HORIZON_MODES
 from ingestion.bundles.run_config import FIELDS as RUN_CONFIG_FIELDS
 from ingestion.bundles.run_config import run_config_check
 from ingestion.traces import TraceSpecError, reference_calls_parse, trace_spec_parse
@@ -26,8 +27,7 @@ REGISTRY_FORMAT = "arena-registry/1"
 GROUPS = AGGREGATE_SLUGS  # the aggregate boards a suite may join
 _GROUP_NAMES = ", ".join(f'"{group}"' for group in GROUPS)
 # How a suite board's time horizons are fitted (leaderboard.methodology.time_horizon).
-HORIZON_MODES = ("headline", "cross_domain")
-HORIZON_MODE_DEFAULT = "headline"
+HORIZON_MODE_DEFAULT = HORIZON_MODES[0]
 _HORIZON_MODE_NAMES = ", ".join(f'"{mode}"' for mode in HORIZON_MODES)
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 # LanguageModel prices are numeric(10, 4): 4 decimals, 6 digits before the point.
@@ -204,7 +204,7 @@ TASK_FIELDS = (
         False,
         "The task's family for the time horizon's weights and bootstrap (tasks of one "
         "family count less each; default: its category).",
-        100,
+        FAMILY_LENGTH,
     ),
 )
 MODEL_FIELDS = (

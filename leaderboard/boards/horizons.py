@@ -56,13 +56,15 @@ class HorizonTasks:
 
     @classmethod
     def read(cls) -> HorizonTasks:
-        rows = Task.objects.filter(human_minutes__isnull=False).values_list(
+        # The registry checks a length; an admin's edit is kept out here if it is not one.
+        rows = Task.objects.filter(human_minutes__gt=0).values_list(
             "pk", "human_minutes", "family", "category__name", "suite_id"
         )
         # A family is a suite's: two suites' "django" tasks are two families.
         tasks = {
             pk: HorizonTask(minutes, f"{suite}/{family or category}")
             for pk, minutes, family, category, suite in rows
+            if math.isfinite(minutes)
         }
         suites = Suite.objects.filter(official=True).only("slug", "version", "horizon_mode")
         return cls(tasks, {s.board_slug: s.horizon_mode for s in suites})

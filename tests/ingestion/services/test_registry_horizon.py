@@ -63,3 +63,10 @@ def test_it_stores_the_lengths_families_and_mode():
     # The default mode is headline.
     registry_load(data=a_registry([a_suite(tasks=tasks)]))
     assert Suite.objects.get(slug="solo-bench").horizon_mode == "headline"
+
+
+def test_it_names_the_methodologys_modes():
+    from ingestion.bundles.limits import HORIZON_MODES
+    from leaderboard.methodology.time_horizon import MODES
+
+    assert set(HORIZON_MODES) == set(MODES)
