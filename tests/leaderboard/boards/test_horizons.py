@@ -11,7 +11,7 @@ from django.db import connection
 
 from ingestion.models import Harness, Suite
 from ingestion.services.registry import registry_load
-from leaderboard.boards.horizons import HORIZON_DRAWS, horizon_seed
+from leaderboard.boards.horizons import HORIZON_DRAWS, HORIZON_KEYS, horizon_seed
 from leaderboard.methodology.time_horizon import headline_weights, horizon_fit
 from leaderboard.methodology.time_horizon_bootstrap import HorizonRun, horizon_interval
 from leaderboard.models import BoardEntry
@@ -86,6 +86,7 @@ def test_it_fits_the_suite_board_in_its_mode_from_the_counted_runs(horizons):
     horizon = horizons[(BOARD, "A")].horizon
     want = expected("cross_domain", BOARD)
     fit, interval = want["fit"], want["interval"]
+    assert set(horizon) == set(HORIZON_KEYS)
     assert horizon["mode"] == "cross_domain"
     assert (horizon["tasks"], horizon["runs"], horizon["degenerate"]) == (3, 7, None)
     assert horizon["p50"] == pytest.approx(fit.p50_minutes, rel=1e-12)
