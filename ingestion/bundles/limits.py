@@ -66,6 +66,10 @@ VERIFICATION_LENGTH = 20
 VERIFIER_NAME_LENGTH = 100
 # The file inside a bundle that carries a verifier's signature (bundle-format).
 VERIFICATION_FILE = "verification.json"
+# How a suite board fits time horizons (leaderboard.methodology.time_horizon's modes).
+HORIZON_MODES = ("headline", "cross_domain")
+HORIZON_MODE_LENGTH = 20
+FAMILY_LENGTH = 100
 
 # Native formats the importers convert (ingestion.importers.formats dispatches on them).
 NATIVE_FORMATS = (

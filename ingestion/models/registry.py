@@ -51,6 +51,14 @@ class Suite(models.Model):
     # against: the registry's `trajectory` and `rules`, parsed by ingestion.traces.
     trajectory = models.JSONField(default=dict, blank=True)
     rules = models.JSONField(default=list, blank=True)
+    # How its board fits time horizons: "headline" or "cross_domain"
+    # (leaderboard.methodology.time_horizon); aggregate boards always use headline.
+    horizon_mode = models.CharField(
+        max_length=limits.HORIZON_MODE_LENGTH,
+        choices=[(mode, mode) for mode in limits.HORIZON_MODES],
+        default=limits.HORIZON_MODES[0],
+        db_default=limits.HORIZON_MODES[0],
+    )
 
     class Meta:
         ordering = ["slug", "version"]
@@ -103,6 +111,11 @@ class Task(models.Model):
     # The calls a correct run makes ({tool, arguments, write}); None: no reference, its
     # runs get no trajectory figures (an empty list is a reference: no calls expected).
     reference_calls = models.JSONField(null=True, blank=True)
+    # How long the task takes a skilled human, in minutes; None: no length, the task
+    # counts for no time horizon. family: its group for the horizon's weights and
+    # bootstrap; blank means its category's name.
+    human_minutes = models.FloatField(null=True, blank=True)
+    family = models.CharField(max_length=limits.FAMILY_LENGTH, blank=True, db_default="")
     authors = models.ManyToManyField(Person, blank=True, related_name="authored_tasks")
 
     objects = TaskQuerySet.as_manager()

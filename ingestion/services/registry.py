@@ -37,6 +37,7 @@ from ingestion.services.language_models import (
 from ingestion.services.permissions import permission_require
 from ingestion.services.registry_format import (
     GROUPS,
+    HORIZON_MODE_DEFAULT,
     LEGACY_PRICE_FROM,
     PRICE_FIELDS,
     REGISTRY_FORMAT,
@@ -183,6 +184,7 @@ def _suite_upsert(suite_data: dict[str, Any]) -> Suite:
             "standard_run_config": run_config_check(suite_data.get("standard_run_config"))[0],
             "trajectory": suite_data.get("trajectory") or {},
             "rules": suite_data.get("rules") or [],
+            "horizon_mode": suite_data.get("horizon_mode", HORIZON_MODE_DEFAULT),
         },
     )
     return suite
@@ -198,6 +200,10 @@ def _task_upsert(suite: Suite, task_data: dict[str, Any], coding: set[str]) -> b
         defaults["published_on"] = date_parsed(task_data["published"])
     if "reference_calls" in task_data:
         defaults["reference_calls"] = task_data["reference_calls"]
+    if "human_minutes" in task_data:
+        defaults["human_minutes"] = float(task_data["human_minutes"])
+    if "family" in task_data:
+        defaults["family"] = task_data["family"]
     task, created = Task.objects.update_or_create(
         suite=suite, task_id=task_data["task_id"], defaults=defaults
     )

@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ingestion.aggregate_boards import AGGREGATE_SLUGS
+from ingestion.bundles.limits import FAMILY_LENGTH, HORIZON_MODES
 from ingestion.bundles.run_config import FIELDS as RUN_CONFIG_FIELDS
 from ingestion.bundles.run_config import run_config_check
 from ingestion.traces import TraceSpecError, reference_calls_parse, trace_spec_parse
@@ -25,6 +26,9 @@ from ingestion.traces import TraceSpecError, reference_calls_parse, trace_spec_p
 REGISTRY_FORMAT = "arena-registry/1"
 GROUPS = AGGREGATE_SLUGS  # the aggregate boards a suite may join
 _GROUP_NAMES = ", ".join(f'"{group}"' for group in GROUPS)
+# How a suite board's time horizons are fitted (leaderboard.methodology.time_horizon).
+HORIZON_MODE_DEFAULT = HORIZON_MODES[0]
+_HORIZON_MODE_NAMES = ", ".join(f'"{mode}"' for mode in HORIZON_MODES)
 _SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
 # LanguageModel prices are numeric(10, 4): 4 decimals, 6 digits before the point.
 PRICE_DECIMALS = 4
@@ -64,6 +68,8 @@ class Field:
             "trajectory": "object (below)",
             "rules": "list of objects (below)",
             "references": "list of objects (below) or null",
+            "minutes": "number > 0",
+            "horizon_mode": f"one of {_HORIZON_MODE_NAMES}",
         }[self.kind]
 
 
@@ -109,6 +115,14 @@ SUITE_FIELDS = (
         False,
         "Written rules every run's trace is checked against; an entry shows the count "
         "of runs that broke each, budgeted at zero (/methodology/#rules).",
+    ),
+    Field(
+        "horizon_mode",
+        "horizon_mode",
+        False,
+        'How its board fits time horizons (/methodology/#time-horizon): "headline" '
+        '(METR\'s weights and slope penalty; default) or "cross_domain" (unweighted '
+        "maximum likelihood). Aggregate boards always use headline.",
     ),
     Field("tasks", "objects", False, "The suite's tasks (below)."),
 )
@@ -177,6 +191,21 @@ TASK_FIELDS = (
         "The calls a correct run makes, in order: {tool, arguments, write (default: the "
         "suite's write_tools)}; its runs get the trajectory figures ([] expects no call). "
         "Left out, the stored calls stay; null removes them.",
+    ),
+    Field(
+        "human_minutes",
+        "minutes",
+        False,
+        "How long the task takes a skilled human, in minutes (a finite number above 0): "
+        "its board's entries get a time horizon from the tasks that have one.",
+    ),
+    Field(
+        "family",
+        "string",
+        False,
+        "The task's family for the time horizon's weights and bootstrap (tasks of one "
+        "family count less each; default: its category).",
+        FAMILY_LENGTH,
     ),
 )
 MODEL_FIELDS = (
@@ -388,6 +417,10 @@ def _value_problem(field: Field, value: Any) -> str | None:
         return _price_problem(value)
     if field.kind == "date":
         return None if date_parsed(value) else "must be a date, YYYY-MM-DD"
+    if field.kind == "minutes":
+        return _minutes_problem(value)
+    if field.kind == "horizon_mode":
+        return None if value in HORIZON_MODES else f"must be one of {_HORIZON_MODE_NAMES}"
     if field.kind in {"trajectory", "rules", "references"}:
         return None  # checked whole by ingestion.traces (_trace_spec), naming the field
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
@@ -415,6 +448,14 @@ def date_parsed(value: Any) -> datetime.date | None:
         return datetime.date.fromisoformat(value)
     except ValueError:
         return None
+
+
+def _minutes_problem(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "must be a number of minutes"
+    if not math.isfinite(value) or value <= 0:
+        return "must be a finite number of minutes above 0"
+    return None
 
 
 def _price_problem(value: Any) -> str | None:

@@ -56,6 +56,7 @@ COLUMNS: dict[str, str] = {
     "passk": "pass^k",
     "latency": "Latency",
     "trajectory": "Trajectory",
+    "horizon": "Time horizon",
 }
 DEFAULT_COLUMNS = frozenset({"cost", "tokens"})
 MAX_FILTER_LENGTH = 100

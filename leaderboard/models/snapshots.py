@@ -228,6 +228,10 @@ class BoardEntry(models.Model):
     # high, n}; violations {checked: runs checked, rules: {rule id: runs that broke it}}.
     trajectory = models.JSONField(default=dict)
     violations = models.JSONField(default=dict)
+    # Its time horizon (leaderboard.boards.horizons): {mode, p50, p80, p50_low, p50_high,
+    # p80_low, p80_high, slope, tasks, runs, degenerate} in minutes; {}: fewer than two
+    # counted tasks with human minutes.
+    horizon = models.JSONField(default=dict)
 
     class Meta:
         ordering = ["board", "position"]

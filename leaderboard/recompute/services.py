@@ -35,6 +35,7 @@ from leaderboard.boards.compute import (
     finish_boards,
     fresh_entries,
 )
+from leaderboard.boards.horizons import board_horizons
 from leaderboard.boards.intervals import INTERVAL_FIELDS
 from leaderboard.boards.run_configs import RUN_CONFIG_FIELDS, entry_run_configs, run_config_fields
 from leaderboard.boards.totals import CoverageOf, agent_totals
@@ -62,7 +63,7 @@ ENTRY_FIELDS = (
     "tokens_per_success",
     "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50",
     "duration_s_p95", "mean_steps", "mean_tool_calls", "latest_submission_at", "verification",
-    "coverage_tasks", "coverage_of", "trajectory", "violations", *RUN_CONFIG_FIELDS, *INTERVAL_FIELDS,
+    "coverage_tasks", "coverage_of", "trajectory", "violations", "horizon", *RUN_CONFIG_FIELDS, *INTERVAL_FIELDS,
     *ABOUT_FIELDS, *AFTER_CUTOFF_FIELDS,
 )  # fmt: skip
 
@@ -145,6 +146,7 @@ def boards_recompute(
             key = (board, entry["harness_id"], entry["model_id"])
             entry.update(run_config_fields(configs.get(key)))
             entry.update(trace_fields(traces.get(key)))
+    board_horizons(by_board, {key: t.per_task for key, t in totals.items()})
     if harness_ids is not None:
         _carry_over(current, set(harness_ids), by_board)
     boards = finish_boards(by_board, CoverageOf.read())

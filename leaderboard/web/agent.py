@@ -16,7 +16,7 @@ from leaderboard.boards.trace_views import agent_rule_breaks
 from leaderboard.history import selectors as history_selectors
 from leaderboard.models import BoardEntry
 from leaderboard.presentation import board_charts as charts
-from leaderboard.presentation import history_charts
+from leaderboard.presentation import history_charts, horizon_charts
 from leaderboard.web.pages import htmx_page, htmx_template
 
 AGENT_TEMPLATE = "leaderboard/agent.html"
@@ -54,6 +54,7 @@ def agent(
         "detail_params": {"columns": ("cost", "tokens")},
     }
     context.update(agent_history_context(found[0].pk, found[1].pk, now=context["computed_at"]))
+    context.update(agent_horizon_context(profile.board_rows))
     # The picker's htmx request gets only its section; any other, the page.
     template = htmx_template(request, AGENT_TEMPLATE, {PASS_K_PARTIAL}, None)
     return htmx_page(request, render(request, template, context), push_url=None)
@@ -77,6 +78,18 @@ def _pass_k_pick(choices: list[BoardEntry], slug: str) -> tuple[BoardEntry | Non
         return picked, ""
     shown = f"; showing {default.board.title}" if default else ""
     return default, f"This agent has no pass^k on a board {slug!r} in the current snapshot{shown}."
+
+
+def agent_horizon_context(rows: list[BoardEntry]) -> dict:
+    """The Time horizon section: the agent's horizon on every board that has one, and
+    the success-against-length chart of the first (Overall when it is there)."""
+    horizon_rows = [row for row in rows if row.horizon]
+    first = horizon_rows[0] if horizon_rows else None
+    return {
+        "horizon_rows": horizon_rows,
+        "horizon_entry": first,
+        "horizon_figure": horizon_charts.horizon_curve(first.horizon) if first else None,
+    }
 
 
 def agent_history_context(harness_id: int, model_id: int, *, now: datetime | None) -> dict:

@@ -15,6 +15,7 @@ from leaderboard.boards import selectors
 from leaderboard.boards.params import COLUMNS, SORT_KEYS, BoardParams
 from leaderboard.models import Board
 from leaderboard.presentation import board_charts as charts
+from leaderboard.presentation import horizon_charts
 from leaderboard.sorting import SortHeader, sort_header
 from leaderboard.web.downloads import EXPORTERS, export_row
 from leaderboard.web.pages import NO_SNAPSHOT, cached_page, htmx_template
@@ -76,6 +77,10 @@ def _board_context(current: Board, params: BoardParams) -> dict:
         "column_count": _column_count(params),
         "forest": forest,
         "cost_chart": cost,
+        # The cross-entry horizon chart, with the column set on only.
+        "horizon_forest": horizon_charts.horizon_forest(table.entries)
+        if params.shows("horizon")
+        else None,
     }
 
 
@@ -95,7 +100,7 @@ def sort_headers(params: BoardParams) -> dict[str, SortHeader]:
 
 def _column_count(params: BoardParams) -> int:
     # #, agent, pass rate, n and badges always; latency is two columns, trajectory four.
-    widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2, "trajectory": 4}
+    widths = {"cost": 1, "tokens": 1, "passk": 1, "latency": 2, "trajectory": 4, "horizon": 1}
     return 5 + sum(width for column, width in widths.items() if params.shows(column))
 
 

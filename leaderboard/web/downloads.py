@@ -15,6 +15,7 @@ from leaderboard.exports import csv_text
 from leaderboard.methodology import stats
 from leaderboard.models import Board, BoardEntry
 from leaderboard.presentation.board import rank_label
+from leaderboard.presentation.horizons import HORIZON_CSV_COLUMNS, horizon_csv_cells
 from leaderboard.web.api.board_serializers import BoardEntrySerializer
 from leaderboard.web.csv_api import CsvTable
 from leaderboard.web.terms import ATTRIBUTION, DATA_TERMS
@@ -89,6 +90,7 @@ def board_csv_table(rows: list[dict]) -> CsvTable:
             *k_bounds,
             *COVERAGE_COLUMNS,
             *TRACE_COLUMNS,
+            *HORIZON_CSV_COLUMNS,
         ],
         rows=[_cells(row) for row in rows],
         text_columns=BUNDLE_TEXT_FIELDS,
@@ -102,6 +104,7 @@ def _cells(row: dict) -> dict:
         **_rank_cells(row),
         **_coverage_cells(row),
         **_trace_cells(row),
+        **horizon_csv_cells(row.get("horizon")),
     }
 
 

@@ -72,6 +72,16 @@ class BoardEntrySerializer(FiniteModelSerializer):
         help_text="{checked: runs checked against its suites' rules, any: runs that broke "
         "one, rules: {rule id: runs that broke it}}; {} when no rule applies.",
     )
+    horizon = serializers.DictField(
+        help_text="METR's time horizon (/methodology/#time-horizon), in human minutes: "
+        "{mode (headline or cross_domain), p50, p80, p50_low, p50_high, p80_low, p80_high "
+        "(95% hierarchical-bootstrap interval), slope and intercept (log-odds per log2 "
+        "minute), tasks and runs counted (tasks with human minutes only), degenerate "
+        "(null, or why the fit has no finite curve: all_success, all_failure, "
+        "non_decreasing, separated), shortest and longest task, points ([minutes, pass "
+        "rate, tasks, trials])}; a null horizon or upper bound is beyond the longest task "
+        "(below the shortest for all_failure); {} with fewer than two such tasks.",
+    )
 
     class Meta:
         model = BoardEntry
@@ -94,7 +104,7 @@ class BoardEntrySerializer(FiniteModelSerializer):
             "mean_steps_low", "mean_steps_high", "mean_tool_calls_low", "mean_tool_calls_high",
             "ttft_ms_mean", "ttft_ms_mean_low", "ttft_ms_mean_high", "duration_s_mean",
             "duration_s_mean_low", "duration_s_mean_high", "coverage", "run_config",
-            "trajectory", "violations",
+            "trajectory", "violations", "horizon",
         ]  # fmt: skip
 
     @extend_schema_field(serializers.DictField())
