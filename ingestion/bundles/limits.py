@@ -108,6 +108,9 @@ TOOL_NAME_LENGTH = 200
 # A trajectory figure's key (ingestion.traces.figures) and a suite rule's id.
 TRACE_FIGURE_LENGTH = 40
 RULE_ID_LENGTH = 100
+# A run with more tool calls is checked against its suite's rules but gets no trajectory
+# figures: pairing its calls with the reference grows with their product.
+TRACE_CALLS_MAX = 1000
 # Widths of the columns holding an enumeration (each value fits, see the test).
 OUTCOME_LENGTH = 20
 INFRA_ERROR_LENGTH = 20

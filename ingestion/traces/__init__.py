@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ingestion.bundles.limits import TRACE_CALLS_MAX
 from ingestion.traces.calls import Call, trajectory_calls
 from ingestion.traces.figures import FIGURE_KEYS, FIGURES, Figure
 from ingestion.traces.matching import Aligned, TrajectoryScore, trajectory_score
@@ -56,8 +57,11 @@ def run_trace(
     turns: list | None, reference: tuple[ReferenceCall, ...] | None, spec: TraceSpec
 ) -> RunTrace:
     """A run's score (when its task has reference calls) and rule violations (when its
-    suite has rules); a run without a trajectory has no calls."""
+    suite has rules); a run without a trajectory has no calls. A trajectory of more than
+    TRACE_CALLS_MAX calls is checked against the rules (linear) but not scored: pairing
+    grows with calls × reference calls."""
     calls = trajectory_calls(turns) if turns is not None else []
-    score = trajectory_score(calls, reference, spec) if reference is not None else None
+    scored = reference is not None and len(calls) <= TRACE_CALLS_MAX
+    score = trajectory_score(calls, reference, spec) if scored else None
     violations = tuple(rules_check(calls, spec)) if spec.rules else ()
     return RunTrace(score, violations)

@@ -13,6 +13,7 @@ Kinds (every kind has `id`, `title`, optional `source`, the policy sentence it c
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -123,10 +124,21 @@ def _tool_set(value: Any, where: str) -> frozenset[str]:
     return frozenset(check_name(item, f"{where}[{index}]") for index, item in enumerate(items))
 
 
+# Keywords a rule's schema may not use: references can loop (a RecursionError at the
+# first call), and a pattern is run by Python's backtracking engine on uploaded text.
+_REFUSED_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+# A group that repeats and itself repeats or alternates inside, `(a+)+` or `(a|a)*`: the
+# shapes whose backtracking grows exponentially with the text.
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[*+?}|](?:[^()\\]|\\.)*\)\s*[*+?{]")
+PATTERN_CHARACTERS_MAX = 200
+
+
 def _schema(value: Any, where: str) -> dict:
-    """A JSON Schema object valid under draft 2020-12 (checked now, not at the first run)."""
+    """A JSON Schema object valid under draft 2020-12 (checked now, not at the first run),
+    with no references and only patterns that cannot backtrack exponentially."""
     if not isinstance(value, dict):
         raise TraceSpecError(where, f"must be a JSON Schema object, got {describe(value)}")
+    _schema_hazards(value, where)
     try:
         Draft202012Validator.check_schema(value)
     except SchemaError as error:
@@ -135,6 +147,32 @@ def _schema(value: Any, where: str) -> dict:
             where, f"is not a valid JSON Schema at {path}: {_short(error.message)}"
         ) from None
     return value
+
+
+def _schema_hazards(value: Any, where: str) -> None:
+    """Refuse a reference keyword anywhere, and a pattern that is long or nests repeats."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            _schema_hazards(item, f"{where}[{index}]")
+        return
+    if not isinstance(value, dict):
+        return
+    for key, item in value.items():
+        if key in _REFUSED_KEYWORDS:
+            raise TraceSpecError(
+                f"{where}.{key}", "is not allowed: a rule's schema is self-contained"
+            )
+        patterns = [item] if key == "pattern" else list(item) if key == "patternProperties" else []
+        for pattern in patterns:
+            if isinstance(pattern, str) and (
+                len(pattern) > PATTERN_CHARACTERS_MAX or _NESTED_REPEAT.search(pattern)
+            ):
+                raise TraceSpecError(
+                    f"{where}.{key}",
+                    f"{_short(pattern)!r} is refused: at most {PATTERN_CHARACTERS_MAX} "
+                    "characters and no repeated group that itself repeats or alternates",
+                )
+        _schema_hazards(item, f"{where}.{key}")
 
 
 def _short(text: str, limit: int = 80) -> str:

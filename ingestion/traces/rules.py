@@ -96,6 +96,8 @@ def _schema_problem(validator: Draft202012Validator, arguments: dict) -> str | N
         errors = sorted(validator.iter_errors(arguments), key=_error_order)
     except Unresolvable as error:  # a $ref the schema cannot resolve offline
         return f"the schema's reference {str(error.ref)[:MESSAGE_VALUE_CHARS]!r} is unresolvable"
+    except RecursionError:  # arguments nested past what the validator can walk
+        return "the arguments are nested too deeply to check"
     if not errors:
         return None
     first = errors[0]

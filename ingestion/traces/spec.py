@@ -205,4 +205,12 @@ def _reference_call(item: Any, spec: TraceSpec, where: str) -> ReferenceCall:
     write = item.get("write", spec.is_write(tool))
     if not isinstance(write, bool):
         raise TraceSpecError(f"{where}.write", f"must be true or false, got {describe(write)}")
+    # One rule classifies both sides: the agent's calls are writes by write_tools, so a
+    # reference call saying otherwise could never be matched (or would make a match extra).
+    if write != spec.is_write(tool):
+        listed = "lists" if spec.is_write(tool) else "does not list"
+        raise TraceSpecError(
+            f"{where}.write",
+            f"is {str(write).lower()}, but the suite's write_tools {listed} {tool!r}",
+        )
     return ReferenceCall(tool, dict(arguments), write)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ingestion.traces import Call, rules_check, trace_spec_parse
+import pytest
+
+from ingestion.traces import Call, TraceSpecError, rules_check, trace_spec_parse
 
 
 def _check(rule: dict, calls: list[Call]) -> list[tuple[str, int]]:
@@ -78,16 +80,33 @@ def test_it_marks_calls_whose_arguments_fail_the_schema_naming_the_path_briefly(
     assert "x" * 81 not in violations[2].message
 
 
-def test_it_never_fetches_a_remote_schema_reference():
-    rule = {
-        "kind": "argument_schema",
-        "tool": "x",
-        "schema": {"$ref": "https://example.org/s.json"},
-    }
-    spec = trace_spec_parse(None, [{"id": "remote", "title": "Remote", **rule}])
-    violations = rules_check([Call(0, 0, "x", {}, False)], spec)
-    assert len(violations) == 1
-    assert "unresolvable" in violations[0].message
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "https://example.org/s.json"},  # remote: never fetched at ingest
+        {"properties": {"a": {"$ref": "#"}}},  # a loop: a RecursionError at the first call
+        {"$defs": {"a": {"$dynamicRef": "#a"}}},
+    ],
+)
+def test_it_refuses_a_schema_reference_when_the_suite_is_read(schema):
+    rule = {"id": "ref", "title": "Ref", "kind": "argument_schema", "tool": "x", "schema": schema}
+    with pytest.raises(TraceSpecError, match=r"\$(ref|dynamicRef): is not allowed"):
+        trace_spec_parse(None, [rule])
+
+
+@pytest.mark.parametrize("pattern", ["^(a+)+$", "(a|a)*$", "x" * 201])
+def test_it_refuses_a_pattern_that_can_backtrack_exponentially(pattern):
+    schema = {"properties": {"s": {"type": "string", "pattern": pattern}}}
+    rule = {"id": "p", "title": "P", "kind": "argument_schema", "tool": "x", "schema": schema}
+    with pytest.raises(TraceSpecError, match=r"pattern: .* is refused"):
+        trace_spec_parse(None, [rule])
+
+
+def test_it_keeps_a_plain_prefix_pattern():
+    schema = {"properties": {"id": {"type": "string", "pattern": "^certificate_"}}}
+    rule = {"id": "p", "title": "P", "kind": "argument_schema", "tool": "x", "schema": schema}
+    spec = trace_spec_parse(None, [rule])
+    assert rules_check([Call(0, 0, "x", {"id": "gift_1"}, False)], spec)[0].rule == "p"
 
 
 def test_it_orders_violations_by_position_then_rule():

@@ -102,21 +102,29 @@ def test_it_refuses_a_malformed_trajectory_field_naming_it(trajectory, field):
     assert _error(trajectory).field == field
 
 
-def test_it_reads_reference_calls_with_write_from_the_spec_unless_given():
+def test_it_reads_reference_calls_with_write_from_the_spec():
     spec = trace_spec_parse({"write_tools": ["book"]}, None)
     calls = reference_calls_parse(
         [
             {"tool": "book", "arguments": {"id": 1}},
             {"tool": "look"},
-            {"tool": "look", "write": True},
+            {"tool": "book", "write": True},
         ],
         spec,
     )
     assert [(c.tool, c.arguments, c.write) for c in calls] == [
         ("book", {"id": 1}, True),
         ("look", {}, False),
-        ("look", {}, True),
+        ("book", {}, True),
     ]
+
+
+def test_it_refuses_a_write_flag_the_suites_write_tools_contradict():
+    # Both sides are classified by write_tools: a reference write of a read tool could
+    # never be matched by the agent's call of it.
+    spec = trace_spec_parse({"write_tools": ["book"]}, None)
+    with pytest.raises(TraceSpecError, match="write_tools does not list 'look'"):
+        reference_calls_parse([{"tool": "look", "write": True}], spec)
 
 
 @pytest.mark.parametrize(
