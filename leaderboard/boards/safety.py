@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from django.db import connection
+from django.db.models import BooleanField, QuerySet
+from django.db.models.expressions import RawSQL
 from psycopg import sql
 
-from ingestion.models import SafetyRollup
+from ingestion.models import Run, SafetyRollup
+from ingestion.rollups.safety_sql import benign_run
 from leaderboard.boards.compute import AgentName
 from leaderboard.boards.sql import EXCLUDED_PAIRS
 from leaderboard.methodology.safety import SafetyRow, safety_rank, safety_row
@@ -36,6 +39,15 @@ _SAFETY_GROUPS = """
 """
 
 Key = tuple[str, int, int, str]
+
+
+def benign_runs(runs: QuerySet[Run]) -> QuerySet[Run]:
+    """Only the runs without an attack, by the rollups' own rule (ingestion.rollups.
+    safety_sql): for the pages that read runs themselves (an agent's task grid, the
+    compare page's trials), so they count what the boards count."""
+    connection.ensure_connection()
+    rule = benign_run(Run._meta.db_table).as_string(connection.connection)
+    return runs.alias(benign=RawSQL(rule, [], output_field=BooleanField())).filter(benign=True)
 
 
 def safety_groups_query() -> sql.Composed:

@@ -152,3 +152,14 @@ def test_the_methodology_states_the_safety_rules(db, client):
     page = client.get("/methodology/").content.decode()
     assert '<h2 id="safety">' in page and 'id="safety-ranking"' in page
     assert "10%" in page and "82.09%" in page
+
+
+def test_the_pages_that_read_runs_count_the_benign_runs_only(attacked):
+    from ingestion.models import Harness, LanguageModel, Run
+    from leaderboard.boards.selectors import task_grid_cells
+    from leaderboard.compare.selectors import board_runs
+
+    assert Run.objects.count() == 6
+    harness, model = Harness.objects.get(), LanguageModel.objects.get()
+    assert len(task_grid_cells(harness, model)) == 3
+    assert board_runs(SLUG).count() == 3
