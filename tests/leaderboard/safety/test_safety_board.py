@@ -163,3 +163,30 @@ def test_the_pages_that_read_runs_count_the_benign_runs_only(attacked):
     harness, model = Harness.objects.get(), LanguageModel.objects.get()
     assert len(task_grid_cells(harness, model)) == 3
     assert board_runs(SLUG).count() == 3
+
+
+def test_an_incremental_recompute_keeps_the_safety_rows(attacked):
+    from ingestion.models import Harness
+
+    boards_recompute(harness_ids=[Harness.objects.get().pk + 1000])  # someone else's
+    [row] = SafetyEntry.objects.filter(snapshot__is_current=True)
+    assert (row.benign_n, row.n, row.breaches) == (3, 3, 1)
+
+
+def test_a_withdrawn_attacked_submission_leaves_the_safety_board(attacked, moderator, client):
+    from leaderboard.moderation.withdrawals import submission_withdraw
+
+    submission = Submission.objects.get(native_params__attack=ATTACK)
+    submission_withdraw(submission=submission, reason="wrong attack", user=moderator)
+    boards_recompute()
+    assert not SafetyEntry.objects.filter(snapshot__is_current=True).exists()
+    assert client.get(f"/boards/{SAFETY}/").status_code == 404
+    entry = BoardEntry.objects.get(board__slug=SLUG, board__snapshot__is_current=True)
+    assert entry.n == 3  # the benign runs stay
+
+
+def test_the_safety_page_runs_a_fixed_small_number_of_queries(
+    attacked, client, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(4):
+        assert client.get(f"/boards/{SAFETY}/").status_code == 200
