@@ -48,6 +48,9 @@ ENDPOINTS = (
              params=(("slug", "slug", str),), formats=("json", "csv")),
     Endpoint("api-board-changes", "A board's change log: what each recompute changed and why.",
              params=(("slug", "slug", str),), formats=("json", "csv")),
+    Endpoint("api-safety-board", "A suite board's safety board (`<board>-safety`): benign "
+             "utility, utility under attack, targeted ASR per agent and attack.",
+             params=(("slug", "slug", str),), formats=("json", "csv")),
     Endpoint("api-board-harnesses", "Harness × model effects on a board (odds ratios).",
              params=(("slug", "slug", str),), formats=("json", "csv")),
     Endpoint("api-signals", "The signal board (SignalEntry); ?scenario=, ?capability=, ?by=.",

@@ -39,6 +39,8 @@ READ_PATH_VIEWS = frozenset(
         "home",
         "board",
         "board-export",
+        "safety-board",
+        "safety-export",
         "agent",
         "agent-independent",
         "run",
@@ -46,6 +48,7 @@ READ_PATH_VIEWS = frozenset(
         "methodology",
         "api-boards",
         "api-board-detail",
+        "api-safety-board",
         "api-signals",
         "api-run-detail",
     }

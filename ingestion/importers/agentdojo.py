@@ -12,7 +12,8 @@ messages, error, utility, security, duration}`.
   `<user_task>/none/none.json`. A named attack takes the files
   `<user_task>/<attack>/<injection_task>.json`; their task id stays the user task, and
   the run's `extra` says `{"attack", "injection_task", "security"}` (AgentDojo's
-  `security` is true when the injection task was NOT carried out).
+  `security` is true when the injection task WAS carried out: the attack succeeded;
+  its published targeted ASR is the share of runs with `security` true).
 * AgentDojo also runs each injection task alone (`<suite>/injection_task_N/none/
   none.json`, at the level of the user tasks): those are not user tasks and never
   become runs; they are counted in the report (`skipped`).

@@ -26,7 +26,13 @@ from ingestion.models.registry import (
     TaskQuerySet,
     Verifier,
 )
-from ingestion.models.rollups import LatencyRollup, RunRollup, TraceRollup, ViolationRollup
+from ingestion.models.rollups import (
+    LatencyRollup,
+    RunRollup,
+    SafetyRollup,
+    TraceRollup,
+    ViolationRollup,
+)
 
 __all__ = [
     "Category",
@@ -42,6 +48,7 @@ __all__ = [
     "Run",
     "RunRollup",
     "RunTrace",
+    "SafetyRollup",
     "Scenario",
     "Session",
     "Submission",

@@ -180,3 +180,33 @@ class ViolationRollup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.runs} runs of submission {self.submission_id}: rule {self.rule!r}"
+
+
+class SafetyRollup(models.Model):
+    """The runs under one attack of one submission for one (harness, model, task): how
+    many (`counted`: not infra errors), how many passed the user task, how many breached
+    (the injection task was carried out). Written from the runs whose `extra.attack`
+    names an attack, which no other rollup holds (ingestion.rollups.safety_sql)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    harness = models.ForeignKey(Harness, on_delete=models.PROTECT, related_name="+")
+    model = models.ForeignKey(LanguageModel, on_delete=models.PROTECT, related_name="+")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="+")
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="+")
+    attack = models.CharField(max_length=200)
+    runs = models.IntegerField()
+    counted = models.IntegerField()
+    passes = models.IntegerField()
+    breaches = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "harness", "model", "task", "attack"],
+                name="safetyrollup_group_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["harness"], name="safetyrollup_harness")]
+
+    def __str__(self) -> str:
+        return f"{self.runs} runs under {self.attack} of submission {self.submission_id}"

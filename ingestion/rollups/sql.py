@@ -1,7 +1,8 @@
 """The SQL that writes rollups (ingestion.models.rollups), composed with psycopg.sql.
 
 Two set-based statements per batch of submissions, both run in the ingest transaction:
-* RunRollup rows from the runs: one GROUP BY (submission, harness, model, task,
+* RunRollup rows from the benign runs (runs under attack roll up into SafetyRollup,
+  ingestion.rollups.safety_sql): one GROUP BY (submission, harness, model, task,
   outcome) with the counts and exact sums the boards need, and each latency figure as a
   histogram of sketch buckets (a second GROUP BY on the bucket) plus, for small groups,
   its sorted values;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from psycopg import sql
 
+from ingestion.rollups.safety_sql import benign_run
 from ingestion.rollups.sketch import LOG_GAMMA, SMALL_GROUP_RUNS, ZERO_BELOW, ZERO_KEY
 
 # The figures with percentiles, and how each is read from a run `r`.
@@ -133,7 +135,7 @@ _RUN_ROLLUP_INSERT = """
                (coalesce(r.started_at, sub.created_at) AT TIME ZONE 'UTC')::date AS run_date
         FROM ingestion_run r JOIN ingestion_task t ON t.id = r.task_id
         JOIN ingestion_submission sub ON sub.id = r.submission_id
-        WHERE r.submission_id = ANY(%(submission_ids)s)
+        WHERE r.submission_id = ANY(%(submission_ids)s) AND {benign}
     ),
     t AS (
         SELECT {key}, min(suite_id) AS suite_id, min(category_id) AS category_id,
@@ -216,6 +218,7 @@ def _tokened_sums() -> sql.Composed:
 def run_rollup_insert() -> sql.Composed:
     """RunRollup rows for the runs of some submissions (parameter `submission_ids`)."""
     return sql.SQL(_RUN_ROLLUP_INSERT).format(
+        benign=benign_run("r"),  # runs under attack: safety_sql
         tokened_sums=_tokened_sums(),
         ttft=LATENCY_FIGURES["ttft"],
         duration=LATENCY_FIGURES["duration"],

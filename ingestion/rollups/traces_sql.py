@@ -4,12 +4,14 @@ Two set-based statements per batch of submissions, run in the ingest transaction
 the traces are written: each figure's sum and defined count per (submission, harness,
 model, task, outcome), and per rule the runs that broke it (once per run, however many
 calls did), with rule "" counting the runs checked at all and "*" the runs that broke
-any rule.
+any rule. Runs under attack are left out (ingestion.rollups.safety_sql).
 """
 
 from __future__ import annotations
 
 from psycopg import sql
+
+from ingestion.rollups.safety_sql import benign_run
 
 TRACE_TABLES = ("ingestion_tracerollup", "ingestion_violationrollup")
 _GROUP = "r.submission_id, r.harness_id, r.model_id, r.task_id, r.outcome"
@@ -21,7 +23,8 @@ _FIGURES = """
     FROM ingestion_runtrace t
     JOIN ingestion_run r ON r.id = t.run_id
     CROSS JOIN LATERAL jsonb_each(t.figures) f
-    WHERE r.submission_id = ANY(%(submission_ids)s) AND jsonb_typeof(f.value) = 'number'
+    WHERE r.submission_id = ANY(%(submission_ids)s) AND {benign}
+      AND jsonb_typeof(f.value) = 'number'
     GROUP BY {group}, f.key
 """
 # Checked runs under rule "", runs with any violation under "*", every (run, rule) once.
@@ -37,7 +40,8 @@ _VIOLATIONS = """
         UNION
         SELECT e ->> 'rule' FROM jsonb_array_elements(t.violations) e
     ) v
-    WHERE r.submission_id = ANY(%(submission_ids)s) AND jsonb_typeof(t.violations) = 'array'
+    WHERE r.submission_id = ANY(%(submission_ids)s) AND {benign}
+      AND jsonb_typeof(t.violations) = 'array'
     GROUP BY {group}, v.rule
 """
 
@@ -46,8 +50,12 @@ def trace_rollups_insert() -> list[sql.Composed]:
     """Both rollups of some submissions' traces (parameter `submission_ids`)."""
     group = sql.SQL(_GROUP)
     return [
-        sql.SQL(_FIGURES).format(table=sql.Identifier(TRACE_TABLES[0]), group=group),
-        sql.SQL(_VIOLATIONS).format(table=sql.Identifier(TRACE_TABLES[1]), group=group),
+        sql.SQL(_FIGURES).format(
+            table=sql.Identifier(TRACE_TABLES[0]), group=group, benign=benign_run("r")
+        ),
+        sql.SQL(_VIOLATIONS).format(
+            table=sql.Identifier(TRACE_TABLES[1]), group=group, benign=benign_run("r")
+        ),
     ]
 
 

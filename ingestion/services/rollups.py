@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 
 from ingestion.models import Run, Submission
+from ingestion.rollups.safety_sql import safety_rollup_insert, safety_rollups_delete
 from ingestion.rollups.sql import latency_rollup_insert, rollups_delete, run_rollup_insert
 from ingestion.rollups.traces_sql import trace_rollups_delete, trace_rollups_insert
 
@@ -36,6 +37,7 @@ def rollups_write(*, submission_ids: Sequence[int]) -> None:
         if cursor.rowcount > ANALYZE_AFTER_ROWS:
             cursor.execute("ANALYZE ingestion_runrollup")
         cursor.execute(latency_rollup_insert(), params)
+        cursor.execute(safety_rollup_insert(), params)  # the runs under attack
 
 
 @transaction.atomic
@@ -50,7 +52,7 @@ def rollups_rebuild(
     for start in range(0, len(ids), REBUILD_BATCH):
         batch = ids[start : start + REBUILD_BATCH]
         with connection.cursor() as cursor:
-            for statement in rollups_delete() + trace_rollups_delete():
+            for statement in [*rollups_delete(), safety_rollups_delete(), *trace_rollups_delete()]:
                 cursor.execute(statement, {"submission_ids": batch})
         rollups_write(submission_ids=batch)
         with connection.cursor() as cursor:  # the traces stay; their groups may not
@@ -66,5 +68,6 @@ def _all_submission_ids() -> list[int]:
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM ingestion_latencyrollup")
         cursor.execute("DELETE FROM ingestion_runrollup")
+        cursor.execute("DELETE FROM ingestion_safetyrollup")
     has_runs = Exists(Run.objects.filter(submission=OuterRef("pk")))
     return list(Submission.objects.filter(has_runs).order_by("pk").values_list("pk", flat=True))

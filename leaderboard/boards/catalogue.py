@@ -23,6 +23,8 @@ __all__ = [
     "OVERALL",
     "board_definitions",
     "is_aggregate",
+    "safety_slug",
+    "safety_title",
     "suite_groups",
     "task_boards",
 ]
@@ -38,6 +40,19 @@ def board_definitions() -> list[tuple[str, str]]:
     return [(board.slug, board.title) for board in AGGREGATE_BOARDS] + [
         (s.board_slug, f"{s.name} {s.version}") for s in suites
     ]
+
+
+# A suite board's safety board (methodology "Safety under attack"): `<slug>-safety`, shown
+# beside the other boards once some runs under attack count on that suite.
+SAFETY_SUFFIX = "-safety"
+
+
+def safety_slug(board_slug: str) -> str:
+    return board_slug + SAFETY_SUFFIX
+
+
+def safety_title(board_title: str) -> str:
+    return f"{board_title} · safety"
 
 
 def suite_groups(board_slug: str) -> list[str] | None:

@@ -28,6 +28,7 @@ from leaderboard.boards.display import (
 )
 from leaderboard.boards.params import SORT_KEYS, BoardParams
 from leaderboard.boards.rerank import ranks_among
+from leaderboard.boards.safety import benign_runs
 from leaderboard.boards.sql import VERIFIED, excluded_tasks_query
 from leaderboard.boards.versions import latest_versions_only
 from leaderboard.methodology.run_config import NON_STANDARD
@@ -222,8 +223,11 @@ def excluded_task_ids(harness: Harness) -> set[int]:
 def task_grid_cells(harness: Harness, model: LanguageModel) -> list[GridRow]:
     """(suite, category, task, cell) for every run of non-withdrawn submissions, ordered."""
     excluded = excluded_task_ids(harness)
+    ingested = Run.objects.filter(
+        harness=harness, model=model, submission__status=Submission.Status.INGESTED
+    )
     runs = (
-        Run.objects.filter(harness=harness, model=model, submission__status=Submission.Status.INGESTED)
+        benign_runs(ingested)  # runs under attack are the safety board's
         .order_by("task__suite__slug", "task__suite__version", "task__category__name",
                   *natural_order("task__task_id"), "trial", "id")
         .values_list("pk", "trial", "outcome", "task_id", "task__task_id",

@@ -18,6 +18,7 @@ from django.db.models import Q, QuerySet
 
 from ingestion.models import Outcome, Run, Submission
 from leaderboard.agent_keys import AgentRef, entry_ref
+from leaderboard.boards.safety import benign_runs
 from leaderboard.boards.selectors import excluded_task_ids
 from leaderboard.boards.totals import board_tasks
 from leaderboard.methodology.paired import Trials
@@ -59,9 +60,10 @@ def board_runs(slug: str) -> QuerySet[Run]:
     """Counted runs (before the conflict rule) of tasks that count on this board, by the
     boards' own rule (leaderboard.boards.sql.board_tasks_query)."""
     tasks = [task for task, boards in board_tasks().items() if slug in boards]
-    return Run.objects.filter(
+    runs = Run.objects.filter(
         submission__status=Submission.Status.INGESTED, task_id__in=tasks
     ).exclude(outcome=Outcome.INFRA_ERROR)
+    return benign_runs(runs)  # runs under attack are the safety board's
 
 
 def agents_trials(

@@ -13,6 +13,7 @@ from leaderboard.models.moderation import (
     SubmissionReview,
     UnderReviewEntry,
 )
+from leaderboard.models.safety import SafetyEntry
 from leaderboard.models.sessions import SessionScore
 from leaderboard.models.snapshots import (
     Board,
@@ -42,6 +43,7 @@ __all__ = [
     "ManualLabel",
     "PendingSubmission",
     "RecomputeRequest",
+    "SafetyEntry",
     "SessionScore",
     "SignalEntry",
     "SnapshotCause",

@@ -78,6 +78,9 @@ class BoardSnapshot(models.Model):
     duration_ms = models.PositiveIntegerField(default=0)
     runs_total = models.PositiveIntegerField(default=0)
     sessions_total = models.PositiveIntegerField(default=0)
+    # The safety boards of this snapshot, [slug, title, suite board slug] in tab order
+    # (leaderboard.boards.safety): read with the boards, so their tabs cost no query.
+    safety_boards = models.JSONField(default=list, blank=True)
 
     objects = SnapshotQuerySet.as_manager()
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import QuerySet
+from psycopg import sql
 
+from ingestion.rollups.safety_sql import benign_run
 from leaderboard.boards.catalogue import task_boards
 from leaderboard.models import BoardEntry, UnderReviewEntry
 
@@ -23,10 +25,15 @@ INFRA_ERRORS_SQL = """
     JOIN ingestion_task t ON t.id = r.task_id
     JOIN ingestion_suite s ON s.id = t.suite_id
     JOIN ingestion_category c ON c.id = t.category_id
-    WHERE r.outcome = 'infra_error' AND t.approved AND s.official
+    WHERE r.outcome = 'infra_error' AND t.approved AND s.official AND {benign}
           AND (r.harness_id, r.model_id) IN (SELECT * FROM unnest(%s::bigint[], %s::bigint[]))
     GROUP BY 1, 2, 3, 4, 5, 6, 7
 """
+
+
+def _infra_errors_query() -> sql.Composed:
+    # The board's runs only: runs under attack are the safety board's.
+    return sql.SQL(INFRA_ERRORS_SQL).format(benign=benign_run("r"))
 
 
 @dataclass
@@ -59,7 +66,7 @@ def _infra_errors(agents: list[tuple[int, int]]) -> dict[tuple[str, int, int], I
     if not agents:
         return found
     with connection.cursor() as cursor:
-        cursor.execute(INFRA_ERRORS_SQL, [[a[0] for a in agents], [a[1] for a in agents]])
+        cursor.execute(_infra_errors_query(), [[a[0] for a in agents], [a[1] for a in agents]])
         for harness_id, model_id, suite_board, overall, coding, submission_id, kind, runs in cursor:
             for board in task_boards(suite_board, overall=overall, coding=coding):
                 errors = found[(board, harness_id, model_id)]

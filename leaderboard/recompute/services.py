@@ -44,6 +44,7 @@ from leaderboard.effects.tasks import effects_kick
 from leaderboard.history.services import history_record, snapshot_causes_record
 from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
 from leaderboard.recompute.outbox import requests_claim, requests_delete
+from leaderboard.recompute.safety import safety_write
 from leaderboard.signalboard.snapshot import signals_carry_over, signals_snapshot_write
 from leaderboard.signalboard.turn_labelling import turns_label_pending
 
@@ -151,8 +152,10 @@ def boards_recompute(
         _carry_over(current, set(harness_ids), by_board)
     boards = finish_boards(by_board, CoverageOf.read())
     snapshot = BoardSnapshot.objects.create(computed_at=timezone.now())
-    for position, (slug, title) in enumerate(board_definitions()):
+    definitions = board_definitions()
+    for position, (slug, title) in enumerate(definitions):
         _board_write(snapshot, slug, title, position, boards.get(slug, []))
+    safety_write(snapshot, boards, definitions, agent_names)  # runs under attack
     # Harness × model effects need the whole board and a fit: a task of their own.
     transaction.on_commit(partial(effects_kick, snapshot.pk), robust=True)
     if harness_ids is None or signals:
@@ -168,7 +171,7 @@ def boards_recompute(
         for entry in entries
     )
     snapshot.duration_ms = int((time.monotonic() - started) * 1000)
-    snapshot.save(update_fields=["runs_total", "sessions_total", "duration_ms"])
+    snapshot.save(update_fields=["runs_total", "sessions_total", "duration_ms", "safety_boards"])
     _snapshot_swap(snapshot)
     history_record(snapshot=snapshot)  # survives the pruning of old snapshots
     BoardState.objects.update_or_create(pk=1, defaults={"computed_at": snapshot.computed_at})

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 
 from leaderboard.boards import selectors
 from leaderboard.boards.params import COLUMNS, SORT_KEYS, BoardParams
+from leaderboard.boards.safety_selectors import tab_safety_boards
 from leaderboard.models import Board
 from leaderboard.presentation import board_charts as charts
 from leaderboard.presentation import horizon_charts
@@ -46,6 +47,7 @@ def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
 
     def context() -> dict:
         page = {"boards": boards, "board": current, "params": params}
+        page["safety_boards"] = tab_safety_boards(boards)  # their tabs follow the boards'
         if current is not None:
             page.update(_board_context(current, params))
         return page

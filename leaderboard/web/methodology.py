@@ -11,7 +11,7 @@ from ingestion.models import Suite
 from ingestion.traces.figures import FIGURES
 from leaderboard.boards import selectors
 from leaderboard.boards.label_agreement import label_agreement_published
-from leaderboard.methodology import capabilities, cohorts, shell, stats
+from leaderboard.methodology import capabilities, cohorts, safety, shell, stats
 from leaderboard.presentation.trajectory_example import trajectory_example
 
 
@@ -43,6 +43,7 @@ def methodology(request: HttpRequest) -> HttpResponse:
             "pass_rate": 7 / 9,
             "infra_rate": 2 / 12,
         },
+        "asr_budget": safety.ASR_BUDGET,
         "trajectory_figures": FIGURES,
         "trajectory_example": trajectory_example(),
         # Every suite that states rules, with them (one query).

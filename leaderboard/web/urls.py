@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.urls import path, register_converter
+from django.urls import path, re_path, register_converter
 
 from leaderboard.converters import ModelPathConverter, NameSegmentConverter
 from leaderboard.web import (
@@ -13,6 +13,7 @@ from leaderboard.web import (
     preview,
     release,
     run,
+    safety,
     search,
 )
 from leaderboard.web.api import board as board_api
@@ -20,6 +21,7 @@ from leaderboard.web.api import changes as changes_api
 from leaderboard.web.api import compare as compare_api
 from leaderboard.web.api import effects as effects_api
 from leaderboard.web.api import release as release_api
+from leaderboard.web.api import safety as safety_api
 from leaderboard.web.api import signals as signals_api
 from leaderboard.web.signals import views as signals
 
@@ -29,6 +31,12 @@ register_converter(ModelPathConverter, "model")
 urlpatterns = [
     path("", board.home, name="home"),
     path("api/v1/boards/", board_api.BoardListApi.as_view(), name="api-boards"),
+    # A suite board's safety board, `<suite board>-safety` (leaderboard.boards.catalogue).
+    path(
+        "api/v1/safety-boards/<str:slug>/",
+        safety_api.SafetyBoardApi.as_view(),
+        name="api-safety-board",
+    ),
     path("api/v1/boards/<str:slug>/", board_api.BoardDetailApi.as_view(), name="api-board-detail"),
     path(
         "api/v1/boards/<str:slug>/changes/",
@@ -52,6 +60,10 @@ urlpatterns = [
     path("api/v1/runs/<int:pk>/", board_api.RunDetailApi.as_view(), name="api-run-detail"),
     # Pages. Downloads are files of their own (export.csv / export.json) so that a
     # plain link saves them with the right extension.
+    re_path(r"^boards/(?P<slug>[^/]+-safety)/$", safety.safety, name="safety-board"),
+    re_path(
+        r"^boards/(?P<slug>[^/]+-safety)/export\.csv$", safety.safety_export, name="safety-export"
+    ),
     path("boards/<str:slug>/", board.board, name="board"),
     path("boards/<str:slug>/export.<str:fmt>", board.board_export, name="board-export"),
     path("boards/<str:slug>/harnesses/", effects.board_harnesses, name="board-harnesses"),

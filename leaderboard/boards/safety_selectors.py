@@ -1,0 +1,58 @@
+"""What the safety pages and the API read: the current snapshot's safety rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from leaderboard.models import Board, BoardSnapshot, SafetyEntry
+
+
+@dataclass(frozen=True)
+class SafetyBoard:
+    """A suite board's safety board in a snapshot, its rows by attack."""
+
+    slug: str
+    title: str
+    board_slug: str
+    snapshot_id: int
+    computed_at: datetime
+    attacks: dict[str, list[SafetyEntry]] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> list[SafetyEntry]:
+        return [row for rows in self.attacks.values() for row in rows]
+
+
+def snapshot_safety_boards(snapshot: BoardSnapshot | None) -> list[SafetyBoard]:
+    """The snapshot's safety boards, in tab order, without their rows: no query."""
+    if snapshot is None:
+        return []
+    return [
+        SafetyBoard(slug, title, board, snapshot.pk, snapshot.computed_at)
+        for slug, title, board in snapshot.safety_boards
+    ]
+
+
+def tab_safety_boards(boards: Sequence[Board]) -> list[SafetyBoard]:
+    """The safety boards beside these (current) boards: read from their snapshot."""
+    return snapshot_safety_boards(boards[0].snapshot if boards else None)
+
+
+def safety_board(slug: str) -> SafetyBoard | None:
+    """The current safety board `slug` (`<suite board>-safety`) with its rows in board
+    order, grouped by attack; None when there is none (two queries)."""
+    listed = snapshot_safety_boards(BoardSnapshot.objects.current())
+    found = next((b for b in listed if b.slug == slug), None)
+    if found is None:
+        return None
+    attacks: dict[str, list[SafetyEntry]] = {}
+    rows = SafetyEntry.objects.filter(
+        snapshot_id=found.snapshot_id, board_slug=found.board_slug
+    ).order_by("position")
+    for row in rows:
+        attacks.setdefault(row.attack, []).append(row)
+    return SafetyBoard(
+        found.slug, found.title, found.board_slug, found.snapshot_id, found.computed_at, attacks
+    )
