@@ -401,13 +401,20 @@ def content_text(content: Any) -> str | None:
     return json.dumps(content, ensure_ascii=False)
 
 
+def _call_id(value: Any) -> str | None:
+    """A call id as text; anything but a string or an integer pairs no call."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return str(value)
+
+
 def agentdojo_turns(messages: list[Any]) -> list[dict[str, Any]]:
     """AgentDojo messages as arena turns `{role, text, tool_calls}` (module docstring)."""
     failed = {
-        m.get("tool_call_id")
+        _call_id(m.get("tool_call_id"))
         for m in messages
         if isinstance(m, dict) and m.get("role") == "tool" and m.get("error") is not None
-    }
+    } - {None}
     turns: list[dict[str, Any]] = []
     for message in messages:
         if not isinstance(message, dict):
@@ -428,8 +435,7 @@ def agentdojo_turns(messages: list[Any]) -> list[dict[str, Any]]:
                 calls.append({
                     "tool": call["function"],
                     "arguments": args if isinstance(args, dict) else {},
-                    "exit_code": 1 if call.get("id") is not None and call.get("id") in failed
-                    else None,
+                    "exit_code": 1 if _call_id(call.get("id")) in failed else None,
                 })  # fmt: skip
             if calls:
                 turn["tool_calls"] = calls

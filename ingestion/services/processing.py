@@ -371,6 +371,8 @@ def _write_runs(
         return 0
     if not bundle.errors:  # the bundle's own errors first: they stop the checking early
         writer.duplicates.raise_if_any()
+    if bundle.errors:  # refused whole below: no rollup or trace is worth writing
+        return writer.count
     # In the COPY's transaction: the boards never see runs without their rollups.
     rollups_write(submission_ids=[submission.pk])
     run_traces_write(submission_ids=[submission.pk])

@@ -45,7 +45,7 @@ from ingestion.services.registry_format import (
     price_stored,
     registry_problems,
 )
-from ingestion.services.traces import traces_rescore
+from ingestion.services.traces import trace_statements_lock, traces_rescore
 
 DEFAULT_REGISTRY_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "registry.json"
 # Who may load a registry file from the admin (the command line is an operator's).
@@ -130,6 +130,7 @@ def _registry_apply(data: dict[str, Any]) -> RegistryLoadResult:
         Category.objects.update_or_create(name=name, defaults={"coding": True})
     created = updated = 0
     keys = [(s["slug"], s["version"]) for s in data.get("suites", [])]
+    trace_statements_lock(exclusive=True)
     before = _trace_statements(keys)
     for suite_data in data.get("suites", []):
         suite = _suite_upsert(suite_data)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.db import connection, transaction
+from psycopg import sql
 
 from ingestion.models import Suite, Task
 from ingestion.rollups.traces_sql import trace_rollups_delete, trace_rollups_insert
@@ -25,6 +26,12 @@ TRACE_COLUMNS = (
     "run_id", "figures", "calls", "reference_calls", "failed_calls", "ignored_calls",
     "alignment", "violations",
 )  # fmt: skip
+# The advisory lock between registry loads and ingests reading the trace statements.
+TRACE_STATEMENTS_LOCK = 7_201_026
+_SUITES = """
+    SELECT DISTINCT t.suite_id FROM ingestion_run r JOIN ingestion_task t ON t.id = r.task_id
+    WHERE r.submission_id = ANY(%s)
+"""
 _FETCH = 1000  # runs read at a time: bounded memory whatever the submission's size
 _RUNS = """
     SELECT r.id, t.suite_id, r.task_id, r.trajectory
@@ -65,11 +72,28 @@ def spec_of(suite: Suite) -> TraceSpec:
     return _spec_parse(suite.trajectory or None, suite.rules or None)
 
 
+def trace_statements_lock(*, exclusive: bool) -> None:
+    """Until the transaction ends: a registry load (exclusive) waits for the ingests
+    reading the statements (shared) to commit, and they for it, so no ingest keeps
+    traces read under statements a load has since replaced without rescoring them."""
+    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql.SQL("SELECT {}(%s)").format(sql.Identifier(function)), [TRACE_STATEMENTS_LOCK]
+        )
+
+
 def run_traces_write(*, submission_ids: Sequence[int], statements: Statements | None = None) -> int:
-    """Score the traces of these submissions' runs and roll them up; returns the number
-    of traces written. None of the runs may have a trace yet: it runs at ingest, and
-    after traces_rescore has deleted them. Free when no suite states anything."""
-    statements = statements if statements is not None else Statements.read()
+    """Score the traces of these submissions' runs and roll them up, in the caller's
+    transaction; returns the number of traces written. None of the runs may have a
+    trace yet: it runs at ingest, and after traces_rescore has deleted them. Free when
+    none of their suites states anything. A run without a trajectory gets no trace: it
+    is neither scored nor counted as checked against the rules."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("run_traces_write runs inside the transaction that wrote the runs")
+    if statements is None:
+        trace_statements_lock(exclusive=False)
+        statements = Statements.read(_suites_of(submission_ids))
     if not statements.specs:
         return 0
     written = 0
@@ -109,14 +133,24 @@ def traces_rescore(*, suite_ids: Sequence[int]) -> int:
     return run_traces_write(submission_ids=submission_ids, statements=Statements.read())
 
 
+def _suites_of(submission_ids: Sequence[int]) -> list[int]:
+    """The suites these submissions' runs are on: only their statements are read."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SUITES, [list(submission_ids)])
+        return [row[0] for row in cursor.fetchall()]
+
+
 def _scored_rows(submission_ids: Sequence[int], statements: Statements) -> Iterator[tuple]:
     suites = list(statements.specs)
     with connection.chunked_cursor() as cursor:
         cursor.execute(_RUNS, [list(submission_ids), suites])
         while rows := cursor.fetchmany(_FETCH):
             for run_id, suite_id, task_id, trajectory in rows:
+                turns = _turns(trajectory)
+                if turns is None:
+                    continue
                 spec = statements.specs[suite_id]
-                trace = run_trace(_turns(trajectory), statements.references.get(task_id), spec)
+                trace = run_trace(turns, statements.references.get(task_id), spec)
                 if trace.score is not None or spec.rules:
                     yield _row(run_id, trace, checked=bool(spec.rules))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.db.models import Count
+
 from ingestion.models import Harness, LanguageModel, Run, RunTrace, Submission, Suite
 from ingestion.rollups.sql import INFRA_ERROR
 from ingestion.traces.calls import Call, trajectory_calls
@@ -47,9 +49,11 @@ def agent_rule_breaks(harness: Harness, model: LanguageModel) -> list[SuiteRules
     excluded = excluded_task_ids(harness)
     if excluded:
         traces = traces.exclude(run__task_id__in=excluded)
-    checked: dict[int, int] = {}
-    for suite_id in traces.values_list("run__task__suite_id", flat=True):
-        checked[suite_id] = checked.get(suite_id, 0) + 1
+    checked = dict(
+        traces.values("run__task__suite_id")
+        .annotate(runs=Count("pk"))
+        .values_list("run__task__suite_id", "runs")
+    )
     found = []
     for suite in Suite.objects.filter(pk__in=checked).order_by("slug", "version"):
         by_rule = {rule.get("id"): RuleBreaks(rule) for rule in suite.rules}
@@ -57,6 +61,8 @@ def agent_rule_breaks(harness: Harness, model: LanguageModel) -> list[SuiteRules
             traces.filter(run__task__suite=suite)
             .exclude(violations=[])
             .select_related("run__task")
+            # Only the violations are read: never a run's whole trajectory.
+            .only("violations", "run__id", "run__trial", "run__task__id", "run__task__task_id")
             .order_by("run__task_id", "run__trial", "run_id")
         )
         for trace in broken:

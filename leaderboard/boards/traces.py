@@ -4,7 +4,9 @@ The runs that count are the pass rate's (methodology §2.2): of ingested submiss
 not infra errors, not conflict-excluded, on the board's tasks. Match variants are
 pass/fail per run, published with their Wilson interval; the shares (precision, recall,
 F1, argument accuracy) are means over runs with an interval clustered by task, as every
-other mean of the boards. Violations are counts of runs, budgeted at zero: no rate.
+other mean of the boards. Violations are counts of runs, budgeted at zero: no rate;
+an aggregate board (Overall, Coding) counts runs checked and runs that broke any rule,
+never per rule, since rule ids are each suite's own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from psycopg import sql
 from ingestion.models import TraceRollup, ViolationRollup
 from ingestion.rollups.sql import INFRA_ERROR
 from ingestion.traces.figures import FIGURES
+from leaderboard.boards.catalogue import is_aggregate
 from leaderboard.boards.sql import EXCLUDED_PAIRS, binary_rows, board_tasks_cte
 from leaderboard.methodology import stats, uncertainty
 
@@ -82,7 +85,7 @@ def entry_traces(*, harness_ids: list[int] | None = None) -> dict[tuple, dict]:
             violations["checked"] = runs
         elif rule == "*":
             violations["any"] = runs
-        else:
+        elif not is_aggregate(board):  # rule ids are a suite's own: no sum across suites
             violations.setdefault("rules", {})[rule] = runs
     return dict(found)
 

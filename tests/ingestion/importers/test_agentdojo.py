@@ -405,3 +405,16 @@ def test_a_later_versions_runs_are_left_out_by_the_task_list(real, tmp_path):
     # The injection tasks run alone are skipped, never runs: 27 in v1.1.2, 35 with v1.2's.
     assert kept.report["skipped"] == {"injection task run alone (not a user task)": 35}
     assert AGENTDOJO["suite"] == "agentdojo"
+
+
+def test_it_pairs_no_call_by_an_id_that_is_not_text_or_a_number():
+    messages = [
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"function": "send_money", "args": {}, "id": ["not", "hashable"]}]},
+        {"role": "tool", "content": "", "tool_call_id": {"an": "object"}, "error": "boom"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"function": "read_file", "args": {}, "id": 7}]},
+        {"role": "tool", "content": "", "tool_call_id": "7", "error": "no such file"},
+    ]  # fmt: skip
+    calls = [c for t in agentdojo_turns(messages) for c in t.get("tool_calls", ())]
+    assert [(c["tool"], c["exit_code"]) for c in calls] == [("send_money", None), ("read_file", 1)]

@@ -199,3 +199,16 @@ def test_it_moves_the_trace_rollups_with_a_merged_model(db, submitter):
     models_merge(source=source, target=target)
     assert set(TraceRollup.objects.values_list("model_id", flat=True)) == {target.pk}
     assert [row[:2] + row[3:] for row in _rollups()[0]] == before
+
+
+def test_it_gives_a_run_without_a_trajectory_no_trace(db, submitter):
+    # A bundle may leave trajectories out: its runs were never seen to make a call, so
+    # they are neither scored nor counted as checked (not "0 of N broke a rule").
+    load()
+    runs = tool_runs()
+    runs[0]["trajectory"] = None
+    submission = submit_tools(submitter, runs)
+    traced = set(
+        RunTrace.objects.filter(run__submission=submission).values_list("run__run_id", flat=True)
+    )
+    assert traced == {run["run_id"] for run in runs[1:]}
