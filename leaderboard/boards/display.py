@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingestion.models import Outcome
+from ingestion.traces import Call, trajectory_calls
 
 if TYPE_CHECKING:
     from ingestion.models import Harness, LanguageModel, Submission
@@ -164,6 +165,8 @@ class ToolCallView:
     arguments: FoldedText | None
     exit_code: int | None
     output: FoldedText | None
+    # Failed by the trace's rule without an exit code: its answer began "Error".
+    answered_error: bool = False
 
     @property
     def failed(self) -> bool:
@@ -193,8 +196,16 @@ def trajectory_turns(raw: Any) -> list[TurnView] | None:
     """
     if not isinstance(raw, list):
         return None
-    positions = itertools.count()
-    return [_turn_view(turn, positions) for turn in raw if isinstance(turn, dict)]
+    # Positions and failures as the trace reads them (ingestion.traces.calls), so the
+    # page's call numbers are the alignment's and the rules'.
+    by_turn: dict[int, list[Call]] = {}
+    for call in trajectory_calls(raw):
+        by_turn.setdefault(call.turn, []).append(call)
+    return [
+        _turn_view(turn, iter(by_turn.get(index, ())))
+        for index, turn in enumerate(raw)
+        if isinstance(turn, dict)
+    ]
 
 
 def _calls_of(turn: dict) -> list[dict]:
@@ -202,13 +213,14 @@ def _calls_of(turn: dict) -> list[dict]:
     return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
 
 
-def _turn_view(turn: dict, positions) -> TurnView:
-    counted = turn.get("role") != "tool"  # as ingestion.traces.calls reads a trajectory
+def _turn_view(turn: dict, traced: Iterator[Call]) -> TurnView:
+    # The trace skips tool turns' calls and calls without a tool name: no number then.
+    counted = turn.get("role") != "tool"
     return TurnView(
         role=str(turn.get("role") or "?"),
         text=fold(_as_text(turn.get("text"))),
         tool_calls=[
-            _tool_call_view(call, next(positions) if counted and _named(call) else None)
+            _tool_call_view(call, next(traced, None) if counted and _named(call) else None)
             for call in _calls_of(turn)
         ],
     )
@@ -219,7 +231,7 @@ def _named(call: dict) -> bool:
     return isinstance(tool, str) and bool(tool)
 
 
-def _tool_call_view(call: dict, position: int | None) -> ToolCallView:
+def _tool_call_view(call: dict, traced: Call | None) -> ToolCallView:
     arguments = call.get("arguments")
     arguments = dict(arguments) if isinstance(arguments, dict) else {"arguments": arguments}
     command = arguments.pop("command", None)
@@ -227,7 +239,8 @@ def _tool_call_view(call: dict, position: int | None) -> ToolCallView:
         arguments["command"], command = command, None
     exit_code = call.get("exit_code")
     return ToolCallView(
-        position=position,
+        position=traced.position if traced is not None else None,
+        answered_error=traced is not None and traced.failed,
         tool=str(call.get("tool") or "?"),
         command=fold(command),
         arguments=fold(json.dumps(arguments, indent=2, ensure_ascii=False)) if arguments else None,
