@@ -56,3 +56,13 @@ def safety_board(slug: str) -> SafetyBoard | None:
     return SafetyBoard(
         found.slug, found.title, found.board_slug, found.snapshot_id, found.computed_at, attacks
     )
+
+
+def agent_safety_rows(harness_id: int, model_id: int) -> list[SafetyEntry]:
+    """The agent's rows on the current snapshot's safety boards, board then attack (one
+    query): its triad per attack, for the agent page."""
+    return list(
+        SafetyEntry.objects.filter(
+            snapshot__is_current=True, harness_id=harness_id, model_id=model_id
+        ).order_by("board_slug", "attack")
+    )

@@ -12,6 +12,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
 
 from leaderboard.boards import selectors
+from leaderboard.boards.safety_selectors import agent_safety_rows
 from leaderboard.boards.trace_views import agent_rule_breaks
 from leaderboard.history import selectors as history_selectors
 from leaderboard.models import BoardEntry
@@ -50,6 +51,7 @@ def agent(
         "computed_at": selectors.current_computed_at(),
         "trace_rows": [row for row in profile.board_rows if row.trajectory],
         "rule_breaks": agent_rule_breaks(*found),
+        "safety_rows": agent_safety_rows(found[0].pk, found[1].pk),
         # The row details say why cost or tokens are n/a (both columns are always shown).
         "detail_params": {"columns": ("cost", "tokens")},
     }

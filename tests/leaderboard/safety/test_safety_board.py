@@ -190,3 +190,14 @@ def test_the_safety_page_runs_a_fixed_small_number_of_queries(
 ):
     with django_assert_max_num_queries(4):
         assert client.get(f"/boards/{SAFETY}/").status_code == 200
+
+
+def test_the_agent_page_shows_its_triad_per_attack(attacked, client):
+    row = SafetyEntry.objects.get(snapshot__is_current=True, attack=ATTACK)
+    page = client.get(f"/agents/{row.harness_name}/{row.harness_version}/{row.model_name}/")
+    html = page.content.decode()
+    assert 'id="safety"' in html and f"/boards/{SAFETY}/" in html
+    section = html[html.index('id="agent-safety-caption"') :]
+    assert ATTACK in section
+    # Under the attack: 2 passes of 3 runs, 1 breach of 3, as the fixture builds them.
+    assert "66.67%" in section and "1 of 3" in section
