@@ -72,10 +72,9 @@ def trajectory_score(
     write_calls = [c for c in effective if spec.is_write(c.tool)]
     write_refs = [r for r in ref_effective if r.write]
     write_pairs = pairs_find(write_calls, write_refs, spec)
-    written = _figures(write_calls, write_refs, spec, write_pairs, "write_")
-    # A task whose reference writes nothing says nothing about writes: an agent writing
-    # nothing would pass every write variant trivially, so they are left undefined.
-    figures |= written if write_refs else dict.fromkeys(written)
+    # Defined on a task whose reference writes nothing too: there, writing nothing is
+    # the right path (τ-bench's refusals and transfers) and any write a wrong one.
+    figures |= _figures(write_calls, write_refs, spec, write_pairs, "write_")
     ignored = sum(c.tool in spec.ignored_tools for c in calls)
     return TrajectoryScore(
         figures={key: figures[key] for key in FIGURE_KEYS},  # in the table's order

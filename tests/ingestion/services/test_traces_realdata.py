@@ -78,8 +78,8 @@ def test_it_keeps_the_published_relation_of_writes_and_reward(airline):
         if run.trace.figures.get("write_same_calls_args") == 1.0:
             checked += 1
             assert run.outcome == "pass", (run.task.task_id, run.trial)
-    # Not vacuous: 25 runs here (tasks whose gold writes nothing have no write figures).
-    assert checked >= 20
+    # Not vacuous: 80 runs here, 25 of them on tasks whose gold writes something.
+    assert checked >= 50
 
 
 def test_it_counts_the_runs_that_broke_each_airline_rule(airline):
