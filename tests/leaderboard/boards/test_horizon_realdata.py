@@ -12,7 +12,6 @@ into a temporary folder; skipped, saying why, when the archive is absent.
 from __future__ import annotations
 
 import csv
-import time
 import tomllib
 from pathlib import Path
 
@@ -20,11 +19,8 @@ import pytest
 
 from ingestion.bundles.model_names import model_name_unprefixed
 from ingestion.services.registry import registry_load
-from leaderboard.boards.compute import fresh_entries
-from leaderboard.boards.horizons import board_horizons
-from leaderboard.boards.totals import agent_totals
 from leaderboard.models import BoardEntry
-from leaderboard.recompute.services import agent_names, boards_recompute
+from leaderboard.recompute.services import boards_recompute
 from tests.builders import run_line, submit
 from tests.ingestion.importers.realdata import extracted
 
@@ -95,28 +91,6 @@ def test_it_reproduces_metrs_swe_bench_verified_horizons_from_uploaded_runs(metr
         assert horizon["p50_low"] < horizon["p50"] < horizon["p50_high"], row["model"]
         assert horizon["p80_low"] < horizon["p80"] < horizon["p80_high"], row["model"]
         assert horizon["p80"] < horizon["p50"]
-
-
-def test_it_reports_what_the_horizons_add_to_a_recompute(metr, submitter, capsys):
-    minutes, by_model = swe_bench(metr)
-    registry_load(data=registry(minutes))
-    runs = [
-        run_line(f"{i}-{task}", suite=SUITE, suite_version=VERSION, task_id=task,
-                 model=model, outcome="pass" if score == 100 else "fail")
-        for i, (model, scores) in enumerate(sorted(by_model.items()))
-        for task, score in sorted(scores.items())
-    ]  # fmt: skip
-    submit(submitter, runs, harness="METR cross-domain")
-    totals = agent_totals()
-    by_board = fresh_entries(totals, agent_names({(h, m) for _, h, m in totals}))
-    started = time.perf_counter()
-    board_horizons(by_board, {key: t.per_task for key, t in totals.items()})
-    elapsed = time.perf_counter() - started
-    assert len(by_board[BOARD]) == 13
-    with capsys.disabled():
-        print(f"\ntime horizons of 13 entries x 500 tasks: {elapsed:.3f} s")
-    # Generous: the cost measured is about a tenth of this on two shared cores.
-    assert elapsed < 5
 
 
 def _by_model(entries) -> dict[str, BoardEntry]:

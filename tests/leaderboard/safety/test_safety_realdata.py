@@ -111,10 +111,11 @@ def test_it_reproduces_every_published_row_of_the_five_pipelines(boards):
     # The pass-rate board stays the benign utility: the runs under attack never count.
     entries = BoardEntry.objects.filter(board__snapshot__is_current=True, board__slug=slug)
     assert {e.n for e in entries} == {97}
+    _ranked_by_the_stated_rule(slug)
 
 
-def test_the_published_rows_are_ranked_by_the_stated_rule(boards):
-    slug, _ = boards
+def _ranked_by_the_stated_rule(slug: str) -> None:
+    # One upload of the five pipelines serves both checks (it is the slow part).
     rows = list(
         SafetyEntry.objects.filter(
             snapshot__is_current=True, board_slug=slug, attack="important_instructions"
