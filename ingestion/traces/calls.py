@@ -16,7 +16,7 @@ takes its answer, and arguments that are not an object are read as `{}`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -27,6 +27,9 @@ class Call:
     tool: str
     arguments: dict[str, Any]
     failed: bool
+    # Its index in its turn's `tool_calls`, so a reader can find it there; where it
+    # sits says nothing of the call itself, so it takes no part in equality.
+    slot: int = field(default=0, compare=False)
 
 
 def trajectory_calls(turns: list) -> list[Call]:
@@ -40,7 +43,8 @@ def trajectory_calls(turns: list) -> list[Call]:
             continue
         answers = _answers(items, index)
         for slot, raw in enumerate(raw_calls):
-            call = _call(raw, len(calls), index, answers[slot] if slot < len(answers) else None)
+            answer = answers[slot] if slot < len(answers) else None
+            call = _call(raw, len(calls), index, slot, answer)
             if call is not None:
                 calls.append(call)
     return calls
@@ -59,7 +63,7 @@ def _answers(turns: list, index: int) -> list[dict]:
     return answers
 
 
-def _call(raw: Any, position: int, turn: int, answer: dict | None) -> Call | None:
+def _call(raw: Any, position: int, turn: int, slot: int, answer: dict | None) -> Call | None:
     if not isinstance(raw, dict):
         return None
     tool = raw.get("tool")
@@ -67,7 +71,8 @@ def _call(raw: Any, position: int, turn: int, answer: dict | None) -> Call | Non
         return None
     arguments = raw.get("arguments")
     failed = _failed_exit(raw.get("exit_code")) or _error_answer(answer)
-    return Call(position, turn, tool, arguments if isinstance(arguments, dict) else {}, failed)
+    arguments = arguments if isinstance(arguments, dict) else {}
+    return Call(position, turn, tool, arguments, failed, slot)
 
 
 def _failed_exit(code: Any) -> bool:

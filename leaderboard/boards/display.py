@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -197,38 +197,25 @@ def trajectory_turns(raw: Any) -> list[TurnView] | None:
     if not isinstance(raw, list):
         return None
     # Positions and failures as the trace reads them (ingestion.traces.calls), so the
-    # page's call numbers are the alignment's and the rules'.
-    by_turn: dict[int, list[Call]] = {}
-    for call in trajectory_calls(raw):
-        by_turn.setdefault(call.turn, []).append(call)
+    # page's call numbers are the alignment's and the rules'; a call the trace does not
+    # count (in a tool turn, or without a tool name) gets no number.
+    traced = {(call.turn, call.slot): call for call in trajectory_calls(raw)}
     return [
-        _turn_view(turn, iter(by_turn.get(index, ())))
-        for index, turn in enumerate(raw)
-        if isinstance(turn, dict)
+        _turn_view(index, turn, traced) for index, turn in enumerate(raw) if isinstance(turn, dict)
     ]
 
 
-def _calls_of(turn: dict) -> list[dict]:
-    calls = turn.get("tool_calls") or []
-    return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
-
-
-def _turn_view(turn: dict, traced: Iterator[Call]) -> TurnView:
-    # The trace skips tool turns' calls and calls without a tool name: no number then.
-    counted = turn.get("role") != "tool"
+def _turn_view(index: int, turn: dict, traced: dict[tuple[int, int], Call]) -> TurnView:
+    calls = turn.get("tool_calls") if isinstance(turn.get("tool_calls"), list) else []
     return TurnView(
         role=str(turn.get("role") or "?"),
         text=fold(_as_text(turn.get("text"))),
         tool_calls=[
-            _tool_call_view(call, next(traced, None) if counted and _named(call) else None)
-            for call in _calls_of(turn)
+            _tool_call_view(call, traced.get((index, slot)))
+            for slot, call in enumerate(calls)
+            if isinstance(call, dict)
         ],
     )
-
-
-def _named(call: dict) -> bool:
-    tool = call.get("tool")
-    return isinstance(tool, str) and bool(tool)
 
 
 def _tool_call_view(call: dict, traced: Call | None) -> ToolCallView:
