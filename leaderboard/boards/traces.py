@@ -42,6 +42,13 @@ _FIGURES = """
            array_agg(total ORDER BY task_id), array_agg(runs::int ORDER BY task_id)
     FROM per_task GROUP BY board, harness_id, model_id, figure
 """
+# One agent's per-task sums and runs of every figure on one board (the compare page).
+_TASK_FIGURES = """
+    WITH {excluded_pairs}, {board_tasks}
+    SELECT g.figure, g.task_id, sum(g.total), sum(g.runs)
+    FROM {trace_rollups} g {counted} AND b.board = %s AND g.model_id = %s
+    GROUP BY g.figure, g.task_id
+"""
 _VIOLATIONS = """
     WITH {excluded_pairs}, {board_tasks}
     SELECT b.board, g.harness_id, g.model_id, g.rule, sum(g.runs)::int
@@ -88,6 +95,17 @@ def entry_traces(*, harness_ids: list[int] | None = None) -> dict[tuple, dict]:
         elif not is_aggregate(board):  # rule ids are a suite's own: no sum across suites
             violations.setdefault("rules", {})[rule] = runs
     return dict(found)
+
+
+def agent_task_figures(board: str, harness_id: int, model_id: int) -> dict[str, dict[int, float]]:
+    """figure -> task id -> the agent's mean over its counted runs of that task that
+    define the figure, on one board (one query over the rollups)."""
+    means: dict[str, dict[int, float]] = defaultdict(dict)
+    rows = binary_rows(_query(_TASK_FIGURES, restricted=True), [[harness_id], board, model_id])
+    for figure, task, total, runs in rows:
+        if runs:
+            means[figure][task] = float(total) / int(runs)
+    return dict(means)
 
 
 def figure_summary(kind: str, totals: list[float], runs: list[int]) -> dict:
