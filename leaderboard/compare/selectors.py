@@ -56,7 +56,7 @@ class AgentTrials:
         return dict(self.tasks)
 
 
-def _board_runs(slug: str) -> QuerySet[Run]:
+def board_runs(slug: str) -> QuerySet[Run]:
     """Counted runs (before the conflict rule) of tasks that count on this board, by the
     boards' own rule (leaderboard.boards.sql.board_tasks_query)."""
     tasks = [task for task, boards in board_tasks().items() if slug in boards]
@@ -79,7 +79,7 @@ def agents_trials(
         harness_id=b.harness_id, model_id=b.model_id
     )
     rows = (
-        _board_runs(slug)
+        board_runs(slug)
         .filter(pick)
         .values_list(
             "harness_id", "model_id", "task_id", "trial", "outcome",

@@ -13,7 +13,12 @@ from leaderboard.recompute.services import boards_recompute
 from tests.browser.conftest import SCREENSHOTS_DIR
 from tests.builders import outcomes, submit
 from tests.conftest import make_user
-from tests.ingestion.importers.agentdojo_builders import pipeline_folder, run_file, write_run
+from tests.ingestion.importers.agentdojo_builders import (
+    agentdojo_suite_load,
+    pipeline_folder,
+    run_file,
+    write_run,
+)
 from tests.ingestion.services.registry_builders import a_registry, a_suite, a_task
 
 pytestmark = pytest.mark.browser
@@ -30,15 +35,7 @@ def safety_board(tmp_path) -> None:
     user = make_user("dojo-uploader")
     user.is_staff = True
     user.save()
-    registry_load(
-        data={
-            "format": "arena-registry/1",
-            "suites": [{
-                "slug": "agentdojo", "version": "v1.1.2", "official": True, "joins": [],
-                "tasks": [{"task_id": t, "category": t.split("/")[0]} for t in TASKS],
-            }],
-        }
-    )  # fmt: skip
+    agentdojo_suite_load(TASKS)
     folder = pipeline_folder(tmp_path)
     run = run_file("slack", "user_task_0", attack=ATTACK, injection_task="injection_task_1")
     write_run(folder, {**run, "security": False}, attack=ATTACK)

@@ -11,8 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from ingestion.models import Run, Submission
-from ingestion.services.registry import registry_load
-from tests.ingestion.importers.agentdojo_builders import pipeline_folder
+from tests.ingestion.importers.agentdojo_builders import agentdojo_suite_load, pipeline_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,21 +25,9 @@ NATIVE = {
 TASKS = ("banking/user_task_0", "banking/user_task_1", "slack/user_task_0")
 
 
-def _load(tasks: tuple[str, ...]):
-    return registry_load(
-        data={
-            "format": "arena-registry/1",
-            "suites": [{
-                "slug": "agentdojo", "version": "v1.1.2", "official": True, "joins": [],
-                "tasks": [{"task_id": t, "category": t.split("/")[0]} for t in tasks],
-            }],
-        }
-    )  # fmt: skip
-
-
 @pytest.fixture
 def agentdojo_registry(registry):
-    return _load(TASKS)
+    return agentdojo_suite_load(TASKS)
 
 
 def test_a_pipeline_folder_is_ingested_with_task_ids_of_suite_and_user_task(
@@ -65,7 +52,7 @@ def test_a_pipeline_folder_is_ingested_with_task_ids_of_suite_and_user_task(
 
 
 def test_a_task_the_registry_lacks_rejects_the_upload_naming_it(registry, staff, tmp_path, capsys):
-    _load(TASKS[:2])  # slack/user_task_0 is not registered
+    agentdojo_suite_load(TASKS[:2])  # slack/user_task_0 is not registered
     with pytest.raises(SystemExit):
         call_command("ingest", str(pipeline_folder(tmp_path)), format="agentdojo", **NATIVE)
     assert Run.objects.count() == 0

@@ -105,3 +105,22 @@ def pipeline_folder(root: Path, name: str = PIPELINE) -> Path:
 
 def agentdojo(folder: Path, out: Path, **options: Any):
     return convert_agentdojo(folder, harness=HARNESS, **AGENTDOJO, out=out, **options)
+
+
+AGENTDOJO_TASKS = ("banking/user_task_0", "banking/user_task_1", "slack/user_task_0")
+
+
+def agentdojo_suite_load(tasks: tuple[str, ...] = AGENTDOJO_TASKS):
+    """Load the one Arena suite of AgentDojo (v1.1.2) with these `<suite>/<task>` tasks,
+    each in its AgentDojo suite's category."""
+    from ingestion.services.registry import registry_load
+
+    return registry_load(
+        data={
+            "format": "arena-registry/1",
+            "suites": [{
+                "slug": "agentdojo", "version": "v1.1.2", "official": True, "joins": [],
+                "tasks": [{"task_id": t, "category": t.split("/")[0]} for t in tasks],
+            }],
+        }
+    )  # fmt: skip

@@ -11,12 +11,16 @@ import pytest
 from django.core.management import call_command
 
 from ingestion.models import RunRollup, SafetyRollup, Submission, TraceRollup
-from ingestion.services.registry import registry_load
 from ingestion.services.rollups import rollups_rebuild
 from leaderboard.methodology.stats import wilson_interval
 from leaderboard.models import BoardEntry, SafetyEntry
 from leaderboard.recompute.services import boards_recompute
-from tests.ingestion.importers.agentdojo_builders import pipeline_folder, run_file, write_run
+from tests.ingestion.importers.agentdojo_builders import (
+    agentdojo_suite_load,
+    pipeline_folder,
+    run_file,
+    write_run,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,15 +39,7 @@ def attacked(registry, staff, tmp_path):
     """Benign: 2 passes of 3. Under important_instructions, banking/user_task_0 against
     two injection tasks: one pass whose attack succeeded (security true), one fail
     whose attack did not; and slack/user_task_0 once, a pass, attack failed."""
-    registry_load(
-        data={
-            "format": "arena-registry/1",
-            "suites": [{
-                "slug": "agentdojo", "version": "v1.1.2", "official": True, "joins": [],
-                "tasks": [{"task_id": t, "category": t.split("/")[0]} for t in TASKS],
-            }],
-        }
-    )  # fmt: skip
+    agentdojo_suite_load(TASKS)
     folder = pipeline_folder(tmp_path)
     run = run_file("slack", "user_task_0", attack=ATTACK, injection_task="injection_task_1")
     write_run(folder, {**run, "security": False}, attack=ATTACK)
