@@ -22,7 +22,8 @@ help:
 	@echo "make lint     ruff check, ruff format --check, lint-imports"
 	@echo "make format   ruff --fix and ruff format"
 	@echo "make worker   a Celery worker (needs CELERY_BROKER_URL)"
-	@echo "make bench    the ingest benchmark"
+	@echo "make bench    every benchmark at its default size (README: Benchmarks);"
+	@echo "              BENCH=pages one of them, BENCH_ARGS=... its options (a size: --runs 10000)"
 	@echo "make clean    remove .venv, var/staticfiles and var/uploads"
 
 # pip shows its progress: the first install downloads a few hundred MB and takes minutes.
@@ -90,8 +91,14 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# Each bench reports ratios against a baseline measured in the same run, on the
+# configured database (fresh ones are migrated first) and cleans up after itself.
+BENCHES = ingest recompute pages load importers signals traces merge partitions
+BENCH ?= $(BENCHES)
 bench: install
-	$(PY) bench/ingest.py
+	@set -e; for name in $(BENCH); do \
+		echo "== bench/$$name.py $(BENCH_ARGS)"; $(PY) bench/$$name.py $(BENCH_ARGS); \
+	done
 
 # Mutation testing (mutmut) of the pure methodology modules against their pure tests;
 # not part of CI or `make test`. `make mutation MODULE=nir` runs one module (several:

@@ -20,6 +20,7 @@ from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer, TemplateHTMLRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -55,8 +56,14 @@ ENDPOINTS = (
              params=(("slug", "slug", str),), formats=("json", "csv")),
     Endpoint("api-signals", "The signal board (SignalEntry); ?scenario=, ?capability=, ?by=.",
              formats=("json", "csv")),
+    Endpoint("api-signals-validation", "Each model's signal figures against its Overall "
+             "pass rate, Spearman's rho across models with its interval, and the label "
+             "agreement."),
     Endpoint("api-signal-release", "One agent's signals before and after a release.",
              params=(("harness", "harness", str),)),
+    Endpoint("api-signal-release-gate", "The release gate: pass, fail or not enough data per "
+             "figure and overall (?before=&after=), with the exit status of manage.py "
+             "release_gate.", params=(("harness", "harness", str),)),
     Endpoint("api-compare", "Two agents on one board (?board=&a=&b=) or two models (?signals=1).",
              formats=("json", "csv")),
     Endpoint("api-run-detail", "One run with its trajectory.", params=(("pk", "id", int),)),
@@ -64,6 +71,8 @@ ENDPOINTS = (
              "`file` or a JSON body).", auth="token", methods=("GET", "POST")),
     Endpoint("api-submission-detail", "One of your submissions: status, counts, errors.",
              params=(("pk", "id", int),), auth="token"),
+    Endpoint("api-dry-run-detail", "One of your dry runs (POST dry_run=1 answers 202 with its "
+             "url): status, then the check's result.", params=(("pk", "id", int),), auth="token"),
     Endpoint("api-schema", "The OpenAPI 3 document (?format=json or yaml).",
              formats=("yaml", "json")),
     Endpoint("api-docs", "Interactive documentation of the schema (Swagger UI).",
@@ -86,11 +95,29 @@ def _stand_in(index: int, kind: type) -> int | str:
     return _INT_STAND_IN + index if kind is int else f"{_TEXT_STAND_IN}{index}"
 
 
+class ApiRootPage(TemplateHTMLRenderer):
+    """The root listing as a page of the site (its header, styles and CSP-clean): every
+    endpoint's address a link where it has no parameter to fill in."""
+
+    template_name = "api/root.html"
+
+    def get_template_context(self, data: Any, renderer_context: Any) -> dict[str, Any]:
+        context = dict(super().get_template_context(data, renderer_context))
+        context["endpoints"] = [
+            {**endpoint, "linkable": "{" not in endpoint["url"]} for endpoint in data["endpoints"]
+        ]
+        return context
+
+
 class ApiRootView(APIView):
-    """GET /api/v1/: where everything is, for a person or a program starting here."""
+    """GET /api/v1/: where everything is, for a person or a program starting here.
+
+    JSON unless the client asks for HTML first (a browser): then the same listing as a
+    page of the site. ?format=json forces JSON."""
 
     authentication_classes: list = []
     permission_classes: list = []
+    renderer_classes = [JSONRenderer, ApiRootPage]
 
     @extend_schema(
         responses=inline_serializer(

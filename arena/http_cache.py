@@ -66,7 +66,8 @@ def versioned_response(
         mark_private(response)
     else:
         response = _public_response(request, version, key, content_type, build)
-    patch_vary_headers(response, vary)
+    if vary:  # patching with nothing would write an empty Vary, then an empty token
+        patch_vary_headers(response, vary)
     return response
 
 

@@ -66,8 +66,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django.contrib.postgres",
+    "django.contrib.sitemaps",  # sitemap.xml (leaderboard.web.sitemaps)
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files for /api/v1/docs/, served here (no CDN)
     "corsheaders",
@@ -132,7 +132,11 @@ if not DATABASE_URL:
     DATABASE_URL = embedded_database_url(VAR_DIR / "pgdata")
 if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
     raise ImproperlyConfigured("DATABASE_URL must be a postgres:// or postgresql:// URL")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Connections are kept for a minute and checked before each request reuses one, so a
+# backend that was terminated (a restart, a failover) costs a reconnect, not a 500.
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+}
 # Read replicas: DATABASE_REPLICA_URLS, comma-separated URLs of streaming replicas of
 # DATABASE_URL, become aliases replica_0, replica_1, ... that arena.db_routers uses for
 # the public read path only (and only while they hold the current snapshot). In tests
@@ -140,7 +144,11 @@ DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 ARENA_REPLICA_ALIASES: list[str] = []
 _REPLICA_URLS = os.environ.get("DATABASE_REPLICA_URLS", "").strip()
 for _index, _url in enumerate(_REPLICA_URLS.split(",") if _REPLICA_URLS else []):
-    _replica = dj_database_url.parse(_url.strip(), conn_max_age=60) if _url.strip() else {}
+    _replica = (
+        dj_database_url.parse(_url.strip(), conn_max_age=60, conn_health_checks=True)
+        if _url.strip()
+        else {}
+    )
     if not _url.strip().startswith(("postgres://", "postgresql://")) or not _replica["NAME"]:
         raise ImproperlyConfigured(
             f"DATABASE_REPLICA_URLS entry {_index} must be a postgres:// URL with a database name"
@@ -175,6 +183,8 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Arena] "
 ACCOUNT_LOGOUT_ON_GET = False  # logging out is a POST (a link must not log anyone out)
+# Sign-up refuses user names that look like another account's (arena/usernames.py).
+ACCOUNT_ADAPTER = "arena.usernames.AccountAdapter"
 # ACCOUNT_DEFAULT_HTTP_PROTOCOL (the scheme of links in e-mails) follows ARENA_HTTPS below.
 # django-axes alone throttles wrong passwords (AXES_* below), so that one policy with
 # one lockout page holds for every login form; allauth's own count would refuse first.
@@ -272,6 +282,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = 600
 CELERY_TASK_TIME_LIMIT = 660
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker waits out a broker outage however long it lasts (by default it gave up after
+# 100 attempts), trying again every 2 s at most and sweeping once it is back (arena.celery).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CONSUMER = "arena.celery:Consumer"
 # With acks_late, Redis hands an unacknowledged task to another worker after the
 # visibility timeout. It must be longer than the longest hard time limit (ingest: 1260 s)
 # and any countdown (retry backoff: at most 300 s), or a task still running would be
@@ -324,6 +338,9 @@ CORS_ALLOW_ALL_ORIGINS = True
 
 # How long a process may keep serving the snapshot it last saw before asking again.
 ARENA_SNAPSHOT_POLL_SECONDS = env_int("ARENA_SNAPSHOT_POLL_SECONDS", 2)
+# Whether a new snapshot's most-read pages are rendered into the cache as it is swapped
+# in (leaderboard.web.warm); off, its first visitors render them.
+ARENA_PAGE_WARM = env_bool("ARENA_PAGE_WARM", True)
 
 # The default cache is shared by every process, so that the upload rate limit holds
 # across web workers (a per-process cache multiplied it by their number): Redis when
@@ -335,18 +352,24 @@ if REDIS_CACHE_URL and not REDIS_CACHE_URL.startswith(("redis://", "rediss://", 
     raise ImproperlyConfigured("REDIS_CACHE_URL must be a redis://, rediss:// or unix:// URL")
 if REDIS_CACHE_URL and os.environ.get("CELERY_BROKER_URL") == REDIS_CACHE_URL:
     raise ImproperlyConfigured("REDIS_CACHE_URL must name another Redis database than the broker")
+# Redis that cannot be reached is a cache miss, never an error (arena.cache): pages
+# are then built from the database, and the upload limit counts in the "database"
+# cache below. The database cache's increments are atomic (arena.cache).
 CACHE_TABLE = "arena_cache"
 PAGES_CACHE_ENTRIES = 300
+_DATABASE_CACHE = {
+    "BACKEND": "arena.cache.AtomicDatabaseCache",
+    "LOCATION": CACHE_TABLE,
+    "OPTIONS": {"MAX_ENTRIES": 5000},
+}
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}
+        {"BACKEND": "arena.cache.ResilientRedisCache", "LOCATION": REDIS_CACHE_URL}
         if REDIS_CACHE_URL
-        else {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": CACHE_TABLE,
-            "OPTIONS": {"MAX_ENTRIES": 5000},
-        }
+        else _DATABASE_CACHE
     ),
+    # Where rate limits count while the default cache is unreachable.
+    "database": _DATABASE_CACHE,
     # Rendered pages and API bodies (arena.http_cache) and the snapshot micro-cache:
     # keyed by immutable snapshot ids, so a per-process copy is correct, and it spares a
     # database round trip on every page; with Redis configured, Redis (shared by the
@@ -355,7 +378,7 @@ CACHES = {
     # culled first: a board page is ≈240 KB, so ≈70 MB at worst.
     "pages": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "arena.cache.ResilientRedisCache",
             "LOCATION": REDIS_CACHE_URL,
             "KEY_PREFIX": "pages",
         }
@@ -415,6 +438,15 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if ARENA_HTTPS else "http"  # links in e
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", ARENA_HTTPS)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", ARENA_HTTPS)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", ARENA_HTTPS)
+# The site's own address for links in e-mails sent outside a request (the alert
+# e-mails of leaderboard.web.alert_mail): ARENA_SITE_URL, else the first named host of
+# ALLOWED_HOSTS with the scheme above.
+ARENA_SITE_URL = os.environ.get("ARENA_SITE_URL", "").rstrip("/") or (
+    f"{ACCOUNT_DEFAULT_HTTP_PROTOCOL}://"
+    + next((h.lstrip(".") for h in ALLOWED_HOSTS if h != "*"), "localhost")
+)
+if not ARENA_SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"ARENA_SITE_URL must be an http(s) URL, got {ARENA_SITE_URL!r}")
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if ARENA_HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", ARENA_HTTPS)
 # Preload (the browsers' built-in list) is what `check --deploy` asks for; set

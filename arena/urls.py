@@ -7,12 +7,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from arena.api import ApiRootView, DocsView, SchemaView
-
-
-def healthz(request: HttpRequest) -> HttpResponse:
-    """Liveness probe for load balancers; also the trivial baseline of bench/pages.py."""
-    return HttpResponse("ok", content_type="text/plain")
-
+from arena.health import healthz
 
 # The admin says whose it is (its pending counts: templates/admin/index.html).
 admin.site.site_header = admin.site.site_title = "Arena administration"

@@ -9,12 +9,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def setup() -> None:
+def setup(*, page_warm: bool = False) -> None:
+    """Django, without the page warm of each new snapshot unless `page_warm`: in
+    production a worker renders those pages apart from the ingest; in a bench without
+    a broker it would run inside every timed ingest and recompute. bench/pages.py,
+    which measures what it saves, keeps it."""
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
     import django
 
     django.setup()
+    if not page_warm:
+        from leaderboard.recompute.announcements import snapshot_filling, snapshot_swapping
+        from leaderboard.web.warm import FILL_RECEIVER, WARM_RECEIVER
+
+        snapshot_swapping.disconnect(dispatch_uid=WARM_RECEIVER)
+        snapshot_filling.disconnect(dispatch_uid=FILL_RECEIVER)
 
 
 def peak_rss_mb() -> float:

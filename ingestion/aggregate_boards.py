@@ -7,7 +7,9 @@ boards from it. It lives in ingestion because ingestion may not import the leade
 while the leaderboard imports ingestion (docs/decisions.md).
 
 A task counts on its suite's board, on Overall when its suite joins Overall, and on
-Coding when its suite joins Coding and its category is a coding one.
+Coding when its suite joins Coding and its category is a coding one. Overall is also
+cut by category: one board per category, `category-<name>`, of the tasks of that
+category that count on Overall (docs/decisions.md "Per-category boards").
 """
 
 from __future__ import annotations
@@ -39,7 +41,42 @@ def joined_titles(suite: object) -> list[str]:
     return [board.title for board in AGGREGATE_BOARDS if getattr(suite, board.suite_flag)]
 
 
-def task_boards(suite_board: str, *, overall: bool, coding: bool) -> list[str]:
+# A category board's slug is this prefix and the category's name. No suite board can
+# take one: a suite's slug may not be "category" nor begin with the prefix
+# (reserved_suite_slug, checked by the registry format).
+CATEGORY_PREFIX = "category-"
+
+
+def category_slug(category: str) -> str:
+    return CATEGORY_PREFIX + category
+
+
+def category_title(category: str) -> str:
+    """The tab of a category's board: "Web feature tasks" for `web_feature`."""
+    return f"{category.replace('_', ' ').replace('-', ' ').capitalize()} tasks"
+
+
+def is_category(board_slug: str) -> bool:
+    return board_slug.startswith(CATEGORY_PREFIX)
+
+
+def board_category(board_slug: str) -> str | None:
+    """The category whose board this is, or None for any other board."""
+    return board_slug.removeprefix(CATEGORY_PREFIX) if is_category(board_slug) else None
+
+
+def reserved_suite_slug(slug: str) -> bool:
+    """Whether a suite slug would give boards whose slugs a category board may take."""
+    return slug == CATEGORY_PREFIX.rstrip("-") or slug.startswith(CATEGORY_PREFIX)
+
+
+def task_boards(suite_board: str, *, overall: bool, coding: bool, category: str) -> list[str]:
     """The boards a task counts on, from its suite's board and whether it counts on
-    Overall (its suite joins it) and on Coding (its suite joins it, its category codes)."""
-    return [OVERALL.slug] * overall + [suite_board] + [CODING.slug] * coding
+    Overall (its suite joins it) and on Coding (its suite joins it, its category codes),
+    and its category (whose board it counts on when it counts on Overall)."""
+    return (
+        [OVERALL.slug] * overall
+        + [suite_board]
+        + [CODING.slug] * coding
+        + [category_slug(category)] * overall
+    )

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import io
+
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import status
 from rest_framework.parsers import FileUploadParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -12,20 +19,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ingestion.bundles.limits import NATIVE_FORMATS
-from ingestion.models import Submission
+from ingestion.models import DryRun, Submission
 from ingestion.serializers import (
+    DryRunSerializer,
     NativeUploadSerializer,
     SubmissionCreatedSerializer,
     SubmissionSerializer,
     SubmissionUploadSerializer,
+    dry_run_api_url,
     submission_api_url,
 )
-from ingestion.services.checking import bundle_check
+from ingestion.services.dry_runs import dry_run_queue, dry_run_result
 from ingestion.services.intake import (
     TAKEN_AGAIN,
     NativeSource,
     SubmittedByAnother,
     UploadTooLarge,
+    json_body,
     submission_receive,
     submission_receive_native,
     submission_taken_again,
@@ -58,8 +68,11 @@ class SubmissionListCreateApi(APIView):
             OpenApiParameter(
                 "dry_run",
                 bool,
-                description="1: validate fully (registry lookups included) "
-                "and store nothing; answers 200 with `valid` and a summary or the errors",
+                description="1: validate fully (registry lookups included) and store "
+                "nothing. The worker checks the upload: 202 with the dry run's `url` to GET "
+                "until its `status` is `done`; 200 with the result at once when the check "
+                "ran within the request (a server without a worker). Done, it has `valid` "
+                "and a summary or the errors.",
             )
         ],
         description="A bundle as multipart `file` or a JSON body; or native results "
@@ -69,9 +82,19 @@ class SubmissionListCreateApi(APIView):
         " attack and task_ids, a JSON list; swebench and task-matrix: entry, which entry"
         " or agent of a file holding several).",
         responses={
-            202: SubmissionCreatedSerializer,
+            202: OpenApiResponse(
+                response=PolymorphicProxySerializer(
+                    component_name="UploadAccepted",
+                    serializers=[SubmissionCreatedSerializer, DryRunSerializer],
+                    resource_type_field_name=None,
+                ),
+                description="the upload is queued (poll its `url`); with dry_run=1, a "
+                "DryRun whose `url` to poll",
+            ),
             200: OpenApiResponse(
-                description="the same bytes' existing submission, or a dry run's result"
+                response=DryRunSerializer,
+                description="the same bytes' existing submission (SubmissionCreated's "
+                "fields), or a dry run done within the request",
             ),
             400: OpenApiResponse(description="no bundle in the request"),
             409: OpenApiResponse(description="these bytes are another account's submission"),
@@ -84,7 +107,7 @@ class SubmissionListCreateApi(APIView):
         is_json = request.content_type.startswith("application/json")
         dry_run = _dry_run(request, is_json)
         if is_json:
-            upload, filename = request.stream or b"", "bundle.json"
+            upload, filename = json_body(request.stream or io.BytesIO()), "bundle.json"
         elif request.data.get("format") in NATIVE_FORMATS:
             return self._post_native(request, dry_run)
         else:
@@ -93,7 +116,7 @@ class SubmissionListCreateApi(APIView):
                 return Response({"detail": "send the bundle as multipart field 'file'"}, status=400)
             upload, filename = file, file.name
         if dry_run:
-            return _checked(upload=upload, user=request.user, filename=filename)
+            return _checked(request, upload=upload, filename=filename)
         try:
             submission, created = submission_receive(
                 upload=upload, user=request.user, filename=filename
@@ -126,7 +149,7 @@ class SubmissionListCreateApi(APIView):
         )  # fmt: skip
         if dry_run:
             file = data["file"]
-            return _checked(upload=file, user=request.user, filename=file.name, native=source)
+            return _checked(request, upload=file, filename=file.name, native=source)
         try:
             submission, created = submission_receive_native(
                 upload=data["file"], user=request.user, filename=data["file"].name, source=source
@@ -147,14 +170,28 @@ def _dry_run(request: Request, is_json: bool) -> bool:
     return (value or "").strip().lower() in DRY_RUN_TRUE
 
 
-def _checked(*, upload, user, filename: str, native: NativeSource | None = None) -> Response:
-    """A dry run's answer: 200 with `valid` and either the summary or the named errors
-    (the same the submission would list), nothing stored."""
+def _checked(
+    request: Request, *, upload, filename: str, native: NativeSource | None = None
+) -> Response:
+    """A dry run's answer: 202 and its `url` while the worker checks it; 200 with `valid`
+    and either the summary or the named errors (those the submission would list) when
+    it was checked at once. Nothing is stored but the bytes until they are checked."""
     try:
-        check = bundle_check(upload=upload, user=user, filename=filename, native=native)
+        dry_run = dry_run_queue(upload=upload, user=request.user, filename=filename, native=native)
     except UploadTooLarge as exc:
         return Response({"detail": str(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-    return Response({"dry_run": True, **check.to_json()}, status=status.HTTP_200_OK)
+    body = _dry_run_body(request, dry_run)
+    done = body["status"] == DryRun.Status.DONE
+    return Response(body, status=status.HTTP_200_OK if done else status.HTTP_202_ACCEPTED)
+
+
+def _dry_run_body(request: Request, dry_run: DryRun) -> dict:
+    body = {"dry_run": True, "id": dry_run.pk, "status": dry_run.status,
+            "url": dry_run_api_url(dry_run, request)}  # fmt: skip
+    check = dry_run_result(dry_run)
+    if check is not None:
+        body.update(check.to_json(), status=DryRun.Status.DONE)
+    return body
 
 
 def _submitted_by_another(exc: SubmittedByAnother) -> Response:
@@ -187,3 +224,14 @@ class SubmissionDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         submission = get_object_or_404(Submission.objects.owned_by(request.user), pk=pk)
         return Response(SubmissionSerializer(submission, context={"request": request}).data)
+
+
+class DryRunDetailApi(APIView):
+    """A dry run of the caller's: poll it until `status` is `done`."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=DryRunSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        dry_run = get_object_or_404(DryRun.objects.owned_by(request.user), pk=pk)
+        return Response(_dry_run_body(request, dry_run))

@@ -1,7 +1,7 @@
 """API token authentication: `Authorization: Token <key>` or `Authorization: Bearer <key>`.
 
-One class for both keywords (api.md, second version): the key is the submitter's one DRF
-token either way, looked up by TokenAuthentication.authenticate_credentials. Any other
+One class for both keywords (api.md, second version): the key is the submitter's one API
+token either way, found by its SHA-256 (ingestion.services.api_tokens). Any other
 scheme (Basic, a misspelt keyword) is not this class's business: it returns None and the
 request stays anonymous, which the submission endpoints answer with 401.
 """
@@ -16,6 +16,8 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.request import Request
 
+from ingestion.services.api_tokens import api_token_find
+
 # The schemes accepted, compared case-insensitively as RFC 9110 §11.1 asks.
 TOKEN_KEYWORDS = ("Token", "Bearer")
 _ACCEPTED = frozenset(keyword.lower().encode() for keyword in TOKEN_KEYWORDS)
@@ -26,6 +28,14 @@ class ApiTokenAuthentication(TokenAuthentication):
 
     The 401 challenge (WWW-Authenticate) keeps naming `Token`, as before.
     """
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        token = api_token_find(key=key)
+        if token is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return token.user, token
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         parts = get_authorization_header(request).split()

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from ingestion.bundles.limits import CONFIRMATIONS, NATIVE_FORMATS, SCENARIOS
 from ingestion.bundles.run_config import run_config_check
 from ingestion.importers import DESCRIPTIONS, REQUIRED_PARAMS
-from ingestion.models import Submission
+from ingestion.models import DryRun, Submission
 from ingestion.services.verification import verification_label
 
 
@@ -33,6 +33,34 @@ def submission_api_url(submission: Submission, request: HttpRequest | None = Non
     fields are absolute)."""
     path = reverse("api-submission-detail", args=[submission.pk])
     return request.build_absolute_uri(path) if request is not None else path
+
+
+def dry_run_api_url(dry_run: DryRun, request: HttpRequest | None = None) -> str:
+    path = reverse("api-dry-run-detail", args=[dry_run.pk])
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+class DryRunSerializer(serializers.Serializer):
+    """A dry run: `status` `queued` or `checking` until the worker is done (poll `url`),
+    then `done` with the check's fields (those of a submission's validation)."""
+
+    dry_run = serializers.BooleanField(default=True)
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=DryRun.Status.choices)
+    url = serializers.URLField(help_text="this dry run's address: GET it until `status` is done")
+    valid = serializers.BooleanField(required=False, help_text="when done: no error")
+    error_count = serializers.IntegerField(required=False)
+    errors = BundleErrorSerializer(many=True, required=False)
+    runs = serializers.IntegerField(required=False, help_text="runs the upload would add")
+    sessions = serializers.IntegerField(required=False)
+    harness = serializers.CharField(required=False, help_text="name and version")
+    suites = serializers.ListField(child=serializers.CharField(), required=False)
+    models = serializers.ListField(child=serializers.CharField(), required=False)
+    held_for_review = serializers.BooleanField(required=False)
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
+    nothing_new = serializers.CharField(required=False, allow_blank=True)
+    duplicate_of = serializers.IntegerField(required=False, allow_null=True)
+    added = serializers.CharField(required=False, allow_blank=True)
 
 
 class VerifierSerializer(serializers.Serializer):

@@ -12,7 +12,12 @@ from celery.exceptions import MaxRetriesExceededError
 from kombu.exceptions import OperationalError as BrokerError
 
 from ingestion.models import Submission
-from ingestion.services.processing import submission_mark_enqueued, submission_process
+from ingestion.services.dry_runs import DRY_RUN_TASK, dry_run_execute
+from ingestion.services.processing import (
+    submission_mark_enqueued,
+    submission_mark_unsent,
+    submission_process,
+)
 from ingestion.services.queue import INGEST_TASK
 
 # Backoff after a transient failure: 2 s, 4 s, 8 s, ... up to 5 minutes. Each wait
@@ -42,5 +47,16 @@ def ingest_submission(self, submission_id: int) -> str:
     submission_mark_enqueued(submission_id=submission_id)  # the sweep need not send it
     try:
         raise self.retry(countdown=countdown)
-    except (MaxRetriesExceededError, BrokerError):
+    except MaxRetriesExceededError:
         return status  # still queued: the sweep takes it from here
+    except BrokerError:
+        submission_mark_unsent(submission_id=submission_id)  # the next sweep sends it
+        return status
+
+
+# Not acknowledged late: an upload that kills its worker is not checked again and again;
+# its page says the check did not finish (services.dry_runs.DRY_RUN_GIVE_UP_S).
+@shared_task(name=DRY_RUN_TASK, soft_time_limit=1200, time_limit=1260, acks_late=False)
+def check_dry_run(dry_run_id: int) -> str:
+    """Check one dry run's kept upload, as an upload would be checked, storing nothing."""
+    return dry_run_execute(dry_run_id=dry_run_id).status

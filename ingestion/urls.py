@@ -10,6 +10,7 @@ urlpatterns = [
     path("submit/example-bundle.tar.gz", views.example_bundle, name="example-bundle"),
     path("submit/token/", views.api_token_create_view, name="api-token-create"),
     path("submit/token/rotate/", views.api_token_rotate_view, name="api-token-rotate"),
+    path("submit/checks/<int:pk>/", views.dry_run_detail, name="dry-run-detail"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission-detail"),
     path("api/v1/submissions/", api.SubmissionListCreateApi.as_view(), name="api-submissions"),
     path(
@@ -17,4 +18,5 @@ urlpatterns = [
         api.SubmissionDetailApi.as_view(),
         name="api-submission-detail",
     ),
+    path("api/v1/dry-runs/<int:pk>/", api.DryRunDetailApi.as_view(), name="api-dry-run-detail"),
 ]

@@ -10,14 +10,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_POST
-from rest_framework.authtoken.models import Token
 
 from ingestion.example_bundle import EXAMPLE_FILENAME, example_bundle_bytes, example_tasks
 from ingestion.format_docs import bundle_format_html
 from ingestion.forms import CHECK_ONLY, BundleUploadForm
-from ingestion.models import Submission
+from ingestion.models import ApiToken, DryRun, Submission
 from ingestion.services.api_tokens import api_token_create, api_token_rotate
-from ingestion.services.checking import BundleCheck, bundle_check
+from ingestion.services.checking import BundleCheck
+from ingestion.services.dry_runs import dry_run_queue, dry_run_result
 from ingestion.services.intake import (
     TAKEN_AGAIN,
     SubmittedByAnother,
@@ -57,15 +57,33 @@ def submit(request: HttpRequest) -> HttpResponse:
 
 
 def _check_only(request: HttpRequest, form: BundleUploadForm) -> HttpResponse:
-    """The "Check only" button: the upload's full validation, nothing stored; the
-    result is shown above the form (which keeps no file: choose it again to upload)."""
+    """The "Check only" button: the upload's full validation by the worker, nothing
+    stored; the dry run's page shows the result when it is done. Checked at once (no
+    worker), the result is shown above the form (which keeps no file: choose it again)."""
     upload = form.cleaned_data["file"]
     try:
-        check = bundle_check(upload=upload, user=request.user, filename=upload.name)
+        dry_run = dry_run_queue(upload=upload, user=request.user, filename=upload.name)
     except UploadTooLarge as exc:
         form.add_error("file", str(exc))
         return _submit_page(request, form)
+    check = dry_run_result(dry_run)
+    if check is None:
+        return redirect("dry-run-detail", pk=dry_run.pk)
     return _submit_page(request, BundleUploadForm(), check=check, checked_name=upload.name)
+
+
+@never_cache
+@login_required
+def dry_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A dry run of the user's: "checking" (htmx polls it; without JavaScript the page
+    refreshes itself) until the worker is done, then the result."""
+    dry_run = get_object_or_404(DryRun.objects.owned_by(request.user), pk=pk)
+    template = "ingestion/dry_run.html"
+    if request.htmx:
+        template += "#dry-run-status"
+    context = {"dry_run": dry_run, "check": dry_run_result(dry_run),
+               "checked_name": dry_run.original_name}  # fmt: skip
+    return render(request, template, context)
 
 
 def _submit_page(
@@ -79,7 +97,7 @@ def _submit_page(
 ) -> HttpResponse:
     # Whether the account has a token, never its key: a key is shown once, in the
     # response that created it (`new_key`).
-    token = Token.objects.filter(user=request.user).only("created").first()
+    token = ApiToken.objects.filter(user=request.user).only("created").first()
     submissions = Submission.objects.owned_by(request.user).select_related(
         "harness__independent_by"
     )[:20]

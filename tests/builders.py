@@ -127,3 +127,16 @@ def board_tasks_only(*task_ids: str) -> None:
     from ingestion.models import Task
 
     Task.objects.exclude(task_id__in=task_ids).update(approved=False)
+
+
+def api_key(user) -> str:
+    """The user's API key: made for the test from the account, so every call gives the
+    same key (the database keeps only its hash, as for any token)."""
+    import hashlib
+
+    from ingestion.models import ApiToken
+    from ingestion.services.api_tokens import api_key_hash
+
+    key = hashlib.sha256(f"test key {user.pk} {user.get_username()}".encode()).hexdigest()[:40]
+    ApiToken.objects.get_or_create(user=user, defaults={"key_hash": api_key_hash(key)})
+    return key

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.celery import app as celery_app
@@ -70,6 +69,9 @@ def eager_celery(settings, tmp_path):
     settings.ARENA_UPLOAD_DIR = tmp_path / "uploads"
     settings.ARENA_RECOMPUTE_DEBOUNCE_S = 0
     settings.ARENA_SNAPSHOT_POLL_SECONDS = 0  # tests read each new snapshot at once
+    # Eager, every recompute would render a score of pages in the test's own process;
+    # the warm's tests (tests/leaderboard/web/test_warm.py) turn it on.
+    settings.ARENA_PAGE_WARM = False
     # The app reads Django settings through the CELERY_ namespace, so overrides must
     # use the namespaced keys (conf.task_always_eager = ... would be shadowed).
     previous = celery_app.conf.CELERY_TASK_ALWAYS_EAGER
@@ -161,9 +163,10 @@ def moderator(moderator_group):
 
 
 def token_client(user) -> APIClient:
+    from tests.builders import api_key
+
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key(user)}")
     return client
 
 

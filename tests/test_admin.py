@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from django.contrib import admin
@@ -14,15 +13,21 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
-from ingestion.models import Harness, Person, Submission, Suite, Task
+from ingestion.models import ApiToken, Harness, Person, Submission, Suite, Task
 from ingestion.services.intake import submission_ingest
 from ingestion.services.registry import DEFAULT_REGISTRY_PATH
+from ingestion.throttling import upload_limiter
 from leaderboard.models import ConflictDecision, ConflictPair, SubmissionDecision
-from leaderboard.moderation.accounts import upload_rate, upload_throttle_key
+from leaderboard.moderation.accounts import upload_rate
 from leaderboard.recompute.services import boards_recompute
-from tests.builders import EXAMPLE_RUN_BUNDLES, EXAMPLE_SESSIONS_BUNDLE, outcomes, submit
+from tests.builders import (
+    EXAMPLE_RUN_BUNDLES,
+    EXAMPLE_SESSIONS_BUNDLE,
+    api_key,
+    outcomes,
+    submit,
+)
 from tests.conftest import token_client
 from tests.leaderboard.moderation.helpers import MIRA_TASK, OTHER_TASK, current
 
@@ -87,7 +92,7 @@ def test_it_renders_the_changelist_of_every_registered_model(registry, superuser
         submission_ingest(upload=path.read_bytes(), user=staff)
     submit(staff, outcomes("timeout", "timeout", "pass"), contributors=["omar.haddad"])
     boards_recompute()
-    Token.objects.create(user=staff)
+    api_key(staff)
     client = logged_in(superuser)
     for model in admin.site._registry:
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
@@ -375,19 +380,17 @@ def test_it_recomputes_when_an_admin_adds_authorship_inline(registry, submitter,
 @pytest.mark.django_db
 def test_it_rotates_and_revokes_api_tokens(submitter, superuser):
     api = token_client(submitter)
-    old = Token.objects.get(user=submitter).key
+    old = ApiToken.objects.get(user=submitter).key_hash
     assert api.get("/api/v1/submissions/").status_code == 200
     client, url = logged_in(superuser), reverse(USERS)
 
     run_action(client, url, "token_rotate_action", [submitter.pk])
-    new = Token.objects.get(user=submitter).key
-    assert new != old
+    # The new key is shown to no one (its account rotates it again to see one).
+    assert ApiToken.objects.get(user=submitter).key_hash != old
     assert api.get("/api/v1/submissions/").status_code == 401
-    api.credentials(HTTP_AUTHORIZATION=f"Token {new}")
-    assert api.get("/api/v1/submissions/").status_code == 200
 
     run_action(client, url, "token_revoke_action", [submitter.pk])
-    assert not Token.objects.filter(user=submitter).exists()
+    assert not ApiToken.objects.filter(user=submitter).exists()
     assert api.get("/api/v1/submissions/").status_code == 401
     logged = LogEntry.objects.filter(object_id=str(submitter.pk), user=superuser)
     assert sorted(logged.values_list("change_message", flat=True)) == [
@@ -398,11 +401,10 @@ def test_it_rotates_and_revokes_api_tokens(submitter, superuser):
 
 @pytest.mark.django_db
 def test_it_shows_submissions_token_and_rate_limit_state(registry, submitter, superuser):
-    from django.core.cache import cache
-
     submit(submitter, outcomes("pass"))
-    Token.objects.create(user=submitter)
-    cache.set(upload_throttle_key(submitter), [time.time(), time.time() - 1])
+    api_key(submitter)
+    limiter = upload_limiter()
+    assert limiter.hit(submitter.pk) is None and limiter.hit(submitter.pk) is None
     client, url = logged_in(superuser), reverse(USERS)
     html = client.get(url).content.decode()
     state = upload_rate(submitter)
@@ -412,4 +414,4 @@ def test_it_shows_submissions_token_and_rate_limit_state(registry, submitter, su
     assert f'href="{submissions}">1</a>' in html.replace("&amp;", "&")
 
     run_action(client, url, "upload_rate_reset_action", [submitter.pk])
-    assert cache.get(upload_throttle_key(submitter)) is None
+    assert upload_rate(submitter).used == 0

@@ -1,7 +1,7 @@
 """Odd inputs end in a named error (or simply work), never in a 500 or "internal error":
 NUL characters in URLs, JSON nested thousands of levels deep, unknown keys holding
 quotes and backslashes, a FIFO in a directory given to the command line, and "/" in
-harness names, versions and models."""
+harness names, versions and models; manifests and results files no honest bundle holds."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
 from ingestion.bundles import BundleRejected
 from ingestion.bundles.limits import JSON_DEPTH_MAX
-from ingestion.models import Run, Submission
+from ingestion.models import Harness, Person, Run, Submission
 from ingestion.services.intake import submission_ingest
+from ingestion.services.people import people_ensure
 from leaderboard.recompute.services import boards_recompute
 from tests.builders import harness_manifest, run_line, submit, tar_gz_bundle
 from tests.ingestion.importers.builders import (
@@ -100,7 +101,7 @@ def test_it_answers_an_api_refusal_in_json(client):
 
 @pytest.mark.django_db
 def test_it_still_answers_ordinary_queries(client, root_client):
-    assert client.get("/?model=frontier-large&q=%2500").status_code == 200
+    assert client.get("/boards/overall/?model=frontier-large&q=%2500").status_code == 200
     assert root_client.get("/admin/ingestion/run/?q=fix-git").status_code == 200
 
 
@@ -279,3 +280,80 @@ def test_it_refuses_a_folder_holding_a_fifo_by_naming_it(registry, staff, tmp_pa
         "member 'trajectories/r-1.json' is a FIFO; only regular files and directories are allowed"
     ]
     assert "trajectories/r-1.json" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- manifest gaps
+
+
+def rejected_messages(bundle: bytes, user) -> list[str]:
+    submission, _ = submission_ingest(upload=bundle, user=user)
+    assert submission.status == Submission.Status.REJECTED
+    return [f"{e['file']}: {e['field']}: {e['message']}" for e in submission.errors]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("harness", "words"),
+    [
+        ({"url": "javascript:alert(document.cookie)"}, "harness.url: must be an http://"),
+        ({"version": ".."}, "harness.version: may only contain"),
+        ({"name": "Two\nLines"}, "harness.name: must be printable text"),
+        ({"name": "   "}, "harness.name: must be printable text, not blank"),
+        ({"name": "\u200b\u200b"}, "harness.name: must be printable text, not blank"),
+        ({"name": "Quill\u202eevil"}, "harness.name: must be printable text, not blank"),
+        ({"contributors": [f"p{i}" for i in range(20_000)]}, "at most 100 items (got 20000)"),
+    ],
+    ids=[
+        "javascript-url",
+        "dotdot-version",
+        "newline-name",
+        "blank-name",
+        "invisible-name",
+        "reversing-name",
+        "20000-people",
+    ],
+)
+def test_it_refuses_a_manifest_no_honest_harness_has_and_stores_nothing(
+    harness, words, registry, staff
+):
+    manifest = harness_manifest("Gap")
+    manifest["harness"].update(harness)
+    messages = rejected_messages(tar_gz_bundle(manifest, [run_line()]), staff)
+
+    assert len(messages) == 1 and words in messages[0], messages
+    assert not Run.objects.exists()
+    assert not Harness.objects.filter(url__startswith="javascript").exists()
+    assert not Person.objects.filter(handle__startswith="p").exists()
+
+
+@pytest.mark.django_db
+def test_it_refuses_a_bundle_whose_runs_file_is_blank(registry, staff):
+    bundle = tar_gz_bundle(None, extra_files={"manifest.json": MANIFEST, "runs.jsonl": b"\n \n"})
+    assert rejected_messages(bundle, staff) == [
+        "runs.jsonl: : holds no runs: it is empty or blank (leave it out if the bundle has none)"
+    ]
+
+
+@pytest.mark.django_db
+def test_it_writes_a_hundred_contributors_at_once(registry, staff, django_assert_max_num_queries):
+    handles = [f"dev.{i:03}" for i in range(100)]
+    submission = submit(staff, [run_line()], harness="Crowd", contributors=handles)
+
+    assert sorted(submission.harness.contributors.values_list("handle", flat=True)) == handles
+    with django_assert_max_num_queries(4):  # a savepoint, one INSERT, one SELECT, release
+        people_ensure(handles=[*handles, "dev.new"])
+    assert Person.objects.filter(handle__startswith="dev.").count() == 101
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_it_lands_a_session_of_200000_short_turns(staff):
+    said = [{"role": "user", "text": "ok"}, {"role": "assistant", "text": "ok"}]
+    session = {"session_id": "s-long", "model": "frontier-large", "turns": said * 100_000}
+    bundle = tar_gz_bundle(None, None, [session], extra_files={"manifest.json": SESSIONS_MANIFEST})
+    assert len(json.dumps(session)) > 200 * len(bundle)  # past the 100:1 ratio
+
+    submission, _ = submission_ingest(upload=bundle, user=staff)
+
+    assert submission.status == Submission.Status.INGESTED, submission.errors
+    assert submission.sessions.get().turns.count() == 200_000

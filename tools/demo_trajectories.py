@@ -2,8 +2,8 @@
 
     .venv/bin/python tools/demo_trajectories.py
 
-Rewrites ingestion/fixtures/demo/runs-openharness.tar.gz and runs-termpilot.tar.gz in
-place: their first runs of Terminal-Bench `fix-git` (one per trial) get a
+Rewrites every ingestion/fixtures/demo/runs-*.tar.gz in place: their first runs of
+Terminal-Bench `fix-git` (one per trial) get a
 `trajectories/<run_id>.json` file in the format of bundle-format.md ("A trajectory file
 ... is a list of turns"), written by the importers' deterministic archive writer. Running
 it again changes nothing: runs that already have a trajectory are left alone. The
@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ingestion.importers.common import write_bundle
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "ingestion" / "fixtures" / "demo"
-BUNDLES = ("runs-openharness.tar.gz", "runs-termpilot.tar.gz")
+# Every demo bundle of runs: each agent's page and runs show a few trajectories.
+BUNDLES = tuple(sorted(path.name for path in DEMO_DIR.glob("runs-*.tar.gz")))
 TASK = ("terminal-bench", "fix-git")
 PER_BUNDLE = 3
 

@@ -16,13 +16,9 @@ import zipfile
 from typing import BinaryIO
 
 from ingestion.bundles.errors import ErrorCollector, human_size, rejected
-from ingestion.bundles.limits import BundleLimits
+from ingestion.bundles.limits import ZIP_METHODS, BundleLimits
 
 CHUNK = 1024 * 1024  # how much of a member is read at a time
-# A member smaller than this is never judged by its compression ratio: small files
-# (a padded JSON file, a repetitive trajectory) can compress 100:1 without harm, and
-# the total uncompressed limit bounds what many of them can add up to.
-RATIO_MIN_BYTES = 1024 * 1024
 
 _KIND_PROBLEMS = {
     "symlink": "is a symbolic link; links are not allowed",
@@ -30,6 +26,9 @@ _KIND_PROBLEMS = {
     "device": "is a device file; only regular files and directories are allowed",
     "fifo": "is a FIFO; only regular files and directories are allowed",
     "encrypted": "is encrypted",
+    "unknown-method": (
+        f"uses a compression method that is not supported (only {', '.join(ZIP_METHODS.values())})"
+    ),
 }
 
 
@@ -96,19 +95,39 @@ class HeaderScan:
         # For tar.gz a member's own compressed size is unknown, but it cannot exceed
         # the whole archive: declared > limit × archive size is certainly a bomb.
         packed = self.archive_size if compressed is None else compressed
-        if size > RATIO_MIN_BYTES and size > limit * packed:
-            ratio = size // max(packed, 1)
+        if ratio_broken(size, packed, self.limits):
             source = (
                 f"{packed:,} compressed" if compressed is not None else f"a {packed:,}-byte archive"
             )
             raise rejected(
                 self.name,
-                f"member {raw_name!r}: compression ratio {ratio:,}:1 exceeds the limit of {limit:g}:1 "
-                f"({size:,} bytes from {source})",
+                f"member {raw_name!r}: {ratio_text(size, packed, limit)} ({size:,} bytes from {source})",
+            )
+        if ratio_broken(self._declared, self.archive_size, self.limits):
+            raise rejected(
+                self.name,
+                f"the archive inflates past its size: {ratio_text(self._declared, self.archive_size, limit)}"
+                f" (the headers declare at least {self._declared:,} bytes"
+                f" from a {self.archive_size:,}-byte archive)",
             )
 
     def raise_if_problems(self) -> None:
         self.problems.raise_if_any()
+
+
+def ratio_broken(inflated: int, packed: int, limits: BundleLimits) -> bool:
+    """Past the floor, more than max_compression_ratio bytes out per byte in.
+
+    Below the floor any ratio is honest (repetitive text compresses 400:1); above it,
+    of one member or of all of them together, such a ratio is a bomb: this also caps
+    what an upload inflates to, at max(floor, ratio × its size).
+    """
+    return inflated > limits.ratio_floor_bytes and inflated > limits.max_compression_ratio * packed
+
+
+def ratio_text(inflated: int, packed: int, limit: float) -> str:
+    ratio = inflated // max(packed, 1)
+    return f"compression ratio {ratio:,}:1 exceeds the limit of {limit:g}:1"
 
 
 def safe_member_path(name: str) -> tuple[str, str | None]:
@@ -131,7 +150,9 @@ def safe_member_path(name: str) -> tuple[str, str | None]:
 
 def tar_kind(info: tarfile.TarInfo) -> str:
     """What a tar member is, in the words HeaderScan.check takes."""
-    if info.issparse():
+    # tarfile reads a "contiguous file" (type 7) and a sparse one as regular files;
+    # neither is what a bundle tool writes, and a sparse one's size is not its data.
+    if info.issparse() or info.type == tarfile.CONTTYPE:
         return "other"
     if info.isreg():
         return "file"
@@ -152,6 +173,8 @@ def zip_kind(info: zipfile.ZipInfo) -> str:
     """What a zip entry is: zip files record Unix types (links, devices) in their mode."""
     if info.flag_bits & 0x1:
         return "encrypted"
+    if info.compress_type not in ZIP_METHODS:
+        return "unknown-method"
     mode = info.external_attr >> 16  # Unix mode, when the archiver recorded one
     kinds = {
         stat.S_IFLNK: "symlink",
@@ -187,3 +210,29 @@ def zip_entry_count(fp: BinaryIO) -> int | None:
         if record[:4] == b"PK\x06\x06" and len(record) == 56:
             (count,) = struct.unpack_from("<Q", record, 32)
     return count
+
+
+_LOCAL_HEADER_BYTES = 30  # a zip local file header before its name and extra field
+
+
+def zip_directory_problem(
+    infos: list[zipfile.ZipInfo], declared: int | None, directory_offset: int
+) -> str | None:
+    """What makes a zip's central directory disagree with its entries, or None.
+
+    zipfile trusts the directory: it ignores the entry count the end record declares,
+    and lets entries share bytes or sit inside the directory itself. A tool that wrote
+    the archive never does either, so such an archive is forged.
+    """
+    if declared is not None and declared != len(infos):
+        return f"the central directory declares {declared:,} entries but holds {len(infos):,}"
+    end = 0
+    for info in sorted(infos, key=lambda i: i.header_offset):
+        if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+            return f"member {info.filename!r} is stored uncompressed, yet its sizes differ"
+        if info.header_offset < end:
+            return f"member {info.filename!r} overlaps the member before it"
+        end = info.header_offset + _LOCAL_HEADER_BYTES + info.compress_size
+    if end > directory_offset:
+        return "the last member runs into the central directory"
+    return None

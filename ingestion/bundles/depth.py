@@ -16,6 +16,7 @@ from ingestion.bundles.limits import JSON_DEPTH_MAX
 # The rest of a string after its opening quote, up to and with its closing quote if the
 # text holds it. Its alternatives never overlap, so a match never backtracks: one pass.
 _STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*(")?', re.S)
+_STRING = re.compile(rb'"' + _STRING_REST.pattern, re.S)  # a string, and its end if closed
 # Every opening bracket becomes "(", every closing one ")", anything else is dropped.
 _BRACKETS = bytes.maketrans(b"[{]}", b"(())")
 _OTHERS = bytes(set(range(256)) - set(b"[]{}"))
@@ -45,6 +46,12 @@ def _structure(data: bytes) -> bytes:
     A quote that is never closed is invalid JSON: the text after it is read as
     structure (so its brackets still count), not as a string.
     """
+    # One substitution in C first (a session of 200,000 turns holds 800,000 strings):
+    # each string becomes its closing quote, so when as many quotes are left as strings
+    # were found, every string was closed. Else one is not: read them one by one.
+    stripped, strings = _STRING.subn(rb"\1", data)
+    if stripped.count(b'"') == strings:
+        return stripped.translate(_BRACKETS, _OTHERS)
     parts, pos = [], 0
     while (quote := data.find(b'"', pos)) >= 0:
         parts.append(data[pos:quote])

@@ -183,3 +183,8 @@ def human_size(n: int) -> str:
 def too_big_document(size: int, cap: int) -> str:
     """The message for a member too large to be read as one JSON document."""
     return f"is {size:,} bytes, over the limit of {human_size(cap)} for one JSON document"
+
+
+def empty_file_error(kind: str) -> str:
+    """The message for a runs or sessions file that holds no record."""
+    return f"holds no {kind}: it is empty or blank (leave it out if the bundle has none)"

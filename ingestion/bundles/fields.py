@@ -25,6 +25,32 @@ NUL_ESCAPE = b"\\u0000"  # how a NUL character must be written inside a JSON str
 # A compiled search is the cheapest per-line test, and takes msgspec.Raw slices as is.
 find_nul_escape = re.compile(re.escape(NUL_ESCAPE)).search
 _NOT_FINITE = "must be a finite number"
+# A number written with a decimal exponent this far below zero (or this many leading
+# zeros) may be too small for a double: parsers round it to 0.0 without a word, so a
+# line holding one takes the slow path, which parses numbers exactly.
+find_tiny_number = re.compile(rb"[eE]-0*(?:[3-9]\d\d|[1-9]\d{3,})|\.0{300}").search
+UNDERFLOW_MESSAGE = "is too small to be stored as a number (it would be rounded to 0)"
+
+
+class _Underflow:
+    """A number that is not zero yet rounds to 0.0 as a double (`1e-400`)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def rounds_to_zero(text: str, value: float) -> bool:
+    """Whether the number written `text` is not zero, yet `value` (its double) is."""
+    return value == 0.0 and bool(text.strip().lstrip("+-").split("e")[0].split("E")[0].strip("0."))
+
+
+def _exact_float(text: str) -> float | _Underflow:
+    value = float(text)
+    return _Underflow(text) if rounds_to_zero(text, value) else value
+
+
 _decode_any = msgspec.json.decode
 
 
@@ -56,11 +82,14 @@ def parse_json(data: bytes, report: Report) -> Any:
         report("", f"is not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start + 1})")
         return BAD
     try:
-        return _decode_any(data)
+        value = _decode_any(data)
+        if find_tiny_number(data) is None:
+            return value
+        return json.loads(text, parse_float=_exact_float)  # valid JSON: names the tiny number
     except msgspec.DecodeError as exc:
         strict_error = str(exc).removeprefix("JSON is malformed: ")
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_exact_float)
     except ValueError:
         report("", f"is not valid JSON ({strict_error})")
         return BAD
@@ -73,7 +102,7 @@ def parse_json(data: bytes, report: Report) -> Any:
 
 def report_unstorable(value: Any, report: Report, prefix: str = "") -> set[str]:
     """Report each value PostgreSQL cannot store: a NaN or an infinity (only the stdlib
-    parser makes them), a NUL character in a string or a key (text and jsonb columns
+    parser makes them), a number too small for a double, a NUL character in a string or a key (text and jsonb columns
     refuse it). Returns the top-level keys holding one."""
     roots: set[str] = set()
     for path, message in _unstorable(value, prefix):
@@ -89,6 +118,8 @@ def _unstorable(value: Any, path: str) -> Iterator[tuple[str, str]]:
     elif isinstance(value, float):
         if not math.isfinite(value):
             yield path, _NOT_FINITE
+    elif isinstance(value, _Underflow):
+        yield path, UNDERFLOW_MESSAGE
     elif isinstance(value, dict):
         for key, item in value.items():
             shown = key.replace("\0", "\\u0000")  # never a raw NUL in a message

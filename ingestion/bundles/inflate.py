@@ -9,7 +9,7 @@ import tarfile
 import zlib
 from typing import BinaryIO
 
-from ingestion.bundles.archive import CHUNK, RATIO_MIN_BYTES
+from ingestion.bundles.archive import CHUNK, ratio_broken, ratio_text
 from ingestion.bundles.errors import human_size, rejected
 from ingestion.bundles.limits import BundleLimits
 
@@ -86,13 +86,14 @@ class Inflater:
 class TarStream:
     """What tarfile reads: inflated bytes, with the limits checked on every read.
 
-    Guards the bytes actually inflated, not just what headers declare: the total, and
-    each member's own compression ratio (bytes out of its data against compressed
-    bytes consumed meanwhile).
+    Guards the bytes actually inflated, not just what headers declare: the total, the
+    total against the archive's size, and each member's own compression ratio (bytes
+    out of its data against compressed bytes consumed meanwhile).
     """
 
-    def __init__(self, inflater: Inflater, limits: BundleLimits, name: str):
+    def __init__(self, inflater: Inflater, limits: BundleLimits, name: str, archive_size: int):
         self._inflater = inflater
+        self._archive_size = archive_size
         self._limits = limits
         self._name = name
         self._max_out = (
@@ -138,18 +139,19 @@ class TarStream:
 
     def _check_limits(self) -> None:
         out = self._inflater.bytes_out
+        limit = self._limits.max_compression_ratio
         if out > self._max_out:
             raise rejected(
                 self._name,
                 f"uncompressed size exceeds the limit of {human_size(self._limits.max_uncompressed_bytes)}",
             )
+        slack = _RATIO_SLACK
         member_out = out - self._out0
-        if member_out > RATIO_MIN_BYTES:
-            member_in = self._inflater.bytes_in - self._in0
-            limit = self._limits.max_compression_ratio
-            if member_out > limit * (member_in + _RATIO_SLACK):
-                ratio = member_out // max(member_in, 1)
-                raise rejected(
-                    self._name,
-                    f"member {self._member!r}: compression ratio {ratio:,}:1 exceeds the limit of {limit:g}:1",
-                )
+        if ratio_broken(member_out, self._inflater.bytes_in - self._in0 + slack, self._limits):
+            ratio = ratio_text(member_out, self._inflater.bytes_in - self._in0, limit)
+            raise rejected(self._name, f"member {self._member!r}: {ratio}")
+        # All members together (many members, each below the floor), and the framing
+        # no header declares: at most max(floor, ratio × the archive's size).
+        if ratio_broken(out, self._archive_size, self._limits):
+            ratio = ratio_text(out, self._archive_size, limit)
+            raise rejected(self._name, f"the archive inflates past its size: {ratio}")

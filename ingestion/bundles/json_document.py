@@ -11,7 +11,7 @@ import msgspec
 
 from ingestion.bundles.container import Container, Upload
 from ingestion.bundles.depth import too_deep, too_deep_message
-from ingestion.bundles.errors import ErrorCollector, rejected
+from ingestion.bundles.errors import ErrorCollector, rejected, too_big_document
 from ingestion.bundles.limits import JSON_DEPTH_MAX, BundleLimits
 from ingestion.bundles.lines import strip_bom
 from ingestion.bundles.verification import only_archives_error
@@ -32,6 +32,13 @@ class JsonDocument(Container):
 
     def __init__(self, upload: Upload, limits: BundleLimits, name: str):
         self.name = name
+        # Parsed whole, so held to the one-document cap before a byte is read: larger
+        # bundles come as archives, whose records stream.
+        if upload.size > limits.max_line_bytes:
+            raise rejected(
+                name,
+                f"a JSON bundle {too_big_document(upload.size, limits.max_line_bytes)}; send a .tar.gz or .zip instead",
+            )
         data = upload.read_all()
         # Two levels are the document's own ({"runs": [...]}): each record may nest as
         # deep as a jsonl line (its own check then names it).

@@ -167,6 +167,47 @@ TEMPERATURE_MAX = 2.0  # the providers' own ceiling
 SEED_MAX = 2**63 - 1
 RUN_CONFIG_MODEL_LENGTH = MODEL_NAME_LENGTH  # the user simulator's model
 
+# -------------------------------------------------------------- native values
+# What native results carry beside the bundle's fields, bounded like them: a reward
+# is judged on [0, 1] (1 is a pass); outside it a value is a different scale or a
+# corrupt file, never a score the boards could read.
+REWARD_MIN = 0.0
+REWARD_MAX = 1.0
+
+# ------------------------------------------- manifest text and archive structure
+# What a manifest may name, and what an archive may be built of: a harness URL is a
+# link on public pages, a name or version is a path segment of agent URLs, and a
+# contributor is a row of its own.
+
+# Contributors (and maintainers) one manifest may name; each is a person or account.
+HARNESS_PEOPLE_MAX = 100
+# A harness name: printable text, not blank, no space at either end, and no empty,
+# "." or ".." segment between "/" ("Team/Agent" is fine, "a/../b" is not).
+_NO_DOT_SEGMENT = r"(?!(?:.*/)?\.{0,2}(?:/|\Z))"
+# What no name may hold: control characters, line and paragraph separators, and the
+# invisible format characters (zero-width, bidirectional overrides, byte-order mark,
+# tags), with which a name could look blank or read as another's.
+_UNSHOWN = (
+    r"\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    r"\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+)
+HARNESS_NAME_PATTERN = rf"^(?!\s)(?!.*\s\Z){_NO_DOT_SEGMENT}[^{_UNSHOWN}]+\Z"
+# A model name is shown and linked as a harness name is: the same rule.
+MODEL_NAME_PATTERN = HARNESS_NAME_PATTERN
+# A version: the characters of release names (1.2.0-rc1+build.5, release/2.1, v2@sha).
+HARNESS_VERSION_CHARS = "A-Za-z0-9._+:~@/-"
+HARNESS_VERSION_PATTERN = rf"^{_NO_DOT_SEGMENT}[{HARNESS_VERSION_CHARS}]+\Z"
+# A harness URL is a web page: http or https with a host, no spaces or control characters.
+HARNESS_URL_PATTERN = (
+    r"^(?:[Hh][Tt][Tt][Pp][Ss]?://[^\s\x00-\x1f\x7f/?#]+(?:[/?#][^\s\x00-\x1f\x7f]*)?)?\Z"
+)
+# Compression methods a zip member may use (those Python's zipfile reads).
+ZIP_METHODS = {0: "stored", 8: "deflate", 12: "bzip2", 14: "lzma"}
+# The compression ratio (max_compression_ratio) is judged only past this many inflated
+# bytes, of one member or of the whole upload: a 6 MB session of 200,000 short turns
+# compresses 400:1 and is honest; a bomb is not a bomb below it.
+RATIO_FLOOR_BYTES = 64 * 1024**2
+
 # ------------------------------------------------------------------------ errors
 
 MAX_REPORTED_ERRORS = 200  # errors kept per submission; all of them are counted
@@ -245,3 +286,5 @@ class BundleLimits:
     max_members: int = 100_000
     max_compression_ratio: float = 100.0
     max_line_bytes: int = 10 * 1024**2  # also the cap for one JSON document
+    # Below this many inflated bytes the ratio is not judged (honest repetitive text).
+    ratio_floor_bytes: int = RATIO_FLOOR_BYTES

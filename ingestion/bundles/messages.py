@@ -9,7 +9,16 @@ from typing import Any
 
 import msgspec
 
-from ingestion.bundles.limits import CHOICES, HANDLE_PATTERN, NULLABLE_CHOICES, RUN_ID_PATTERN
+from ingestion.bundles.limits import (
+    CHOICES,
+    HANDLE_PATTERN,
+    HARNESS_NAME_PATTERN,
+    HARNESS_URL_PATTERN,
+    HARNESS_VERSION_PATTERN,
+    NULLABLE_CHOICES,
+    RUN_ID_PATTERN,
+)
+from ingestion.bundles.schema import Tokens
 
 # A field that failed validation, in the slow path; also "no value to show".
 BAD: Any = object()
@@ -35,7 +44,18 @@ _TYPE_HINTS = {
 _PATTERN_HINTS = {
     RUN_ID_PATTERN: "may only contain letters, digits and . _ : / -",
     HANDLE_PATTERN: "must be a person's handle (letters, digits and . _ @ + -)",
+    HARNESS_NAME_PATTERN: (
+        "must be printable text, not blank, without spaces at either end or an empty,"
+        " '.' or '..' part between '/'"
+    ),
+    HARNESS_VERSION_PATTERN: (
+        "may only contain letters, digits and . _ + : ~ @ / -, without an empty, '.' or"
+        " '..' part between '/'"
+    ),
+    HARNESS_URL_PATTERN: "must be an http:// or https:// address (or empty)",
 }
+# Objects whose unknown keys are errors, with the keys they take.
+_KNOWN_KEYS = {"tokens": tuple(f.encode_name for f in msgspec.structs.fields(Tokens))}
 _AT = re.compile(r"^(?P<msg>.*) - at `\$(?P<path>.*)`$", re.S)
 _PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
@@ -64,6 +84,9 @@ def locate(field: str, exc: msgspec.ValidationError, value: Any) -> tuple[str, s
     where = field + path if field else path.lstrip(".")
     if m := re.fullmatch(r"Object missing required field `([^`]+)`", message):
         return f"{where}.{m[1]}" if where else m[1], "is required"
+    if m := re.fullmatch(r"Object contains unknown field `([^`]+)`", message, re.S):
+        known = f" (known: {', '.join(_KNOWN_KEYS[where])})" if where in _KNOWN_KEYS else ""
+        return f"{where}.{m[1]}" if where else m[1], f"is not a field of {where}{known}"
     return where, humanize(message, where, _value_at(value, path))
 
 
@@ -85,6 +108,9 @@ def humanize(message: str, field: str, value: Any) -> str:
     if m := re.fullmatch(r"Expected `str` of length <= (\d+)", message):
         length = f" (got {len(value)})" if isinstance(value, str) else ""
         return f"must be at most {m[1]} characters{length}"
+    if m := re.fullmatch(r"Expected `array` of length <= (\d+)", message):
+        count = f" (got {len(value)})" if isinstance(value, list) else ""
+        return f"must have at most {m[1]} items{count}"
     if m := re.fullmatch(r"Expected `str` matching regex '(.*)'", message, re.S):
         # msgspec shows the pattern as a Python repr (backslashes doubled)
         hint = next((h for p, h in _PATTERN_HINTS.items() if m[1] in (p, repr(p)[1:-1])), None)

@@ -22,7 +22,7 @@ from typing import Any
 
 from ingestion.bundles.container import Container, Upload
 from ingestion.bundles.documents import parse_manifest, validate_trajectory
-from ingestion.bundles.errors import ErrorCollector, rejected
+from ingestion.bundles.errors import ErrorCollector, empty_file_error, rejected
 from ingestion.bundles.inflate import GZIP_MAGIC
 from ingestion.bundles.json_document import JsonDocument
 from ingestion.bundles.limits import VERIFICATION_FILE, BundleLimits
@@ -186,7 +186,13 @@ class Bundle:
     def _validated(self, kind: str, validator: RunValidator | SessionValidator) -> Iterator[Any]:
         items, parsed = self._container.items(kind, self.limits, self.errors)
         check = validator.from_object if parsed else validator.from_json
+        errors_before, records = self.errors.total, 0
         for line_no, item in items:
             record = check(line_no, item)
             if record is not None:
+                records += 1
                 yield record
+        if self._container.has(kind) and not records and self.errors.total == errors_before:
+            # Present yet holding nothing (empty, or blank lines only): a submission of
+            # nothing is a mistake, most often a converter that wrote no line.
+            self.errors.add(self._container.label(kind), None, "", empty_file_error(kind))

@@ -8,7 +8,7 @@ cannot disagree.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
@@ -35,11 +35,26 @@ RunId = Annotated[
     str, Meta(min_length=1, max_length=limits.RUN_ID_LENGTH, pattern=limits.RUN_ID_PATTERN)
 ]
 SourceId = Annotated[str, Meta(min_length=1, max_length=limits.SOURCE_ID_LENGTH)]
-ModelName = Annotated[str, Meta(min_length=1, max_length=limits.MODEL_NAME_LENGTH)]
+ModelName = Annotated[
+    str,
+    Meta(min_length=1, max_length=limits.MODEL_NAME_LENGTH, pattern=limits.MODEL_NAME_PATTERN),
+]
 SessionId = Annotated[str, Meta(min_length=1, max_length=limits.SESSION_ID_LENGTH)]
-HarnessName = Annotated[str, Meta(min_length=1, max_length=limits.HARNESS_NAME_LENGTH)]
-HarnessVersion = Annotated[str, Meta(min_length=1, max_length=limits.HARNESS_VERSION_LENGTH)]
-HarnessUrl = Annotated[str, Meta(max_length=limits.HARNESS_URL_LENGTH)]
+HarnessName = Annotated[
+    str,
+    Meta(min_length=1, max_length=limits.HARNESS_NAME_LENGTH, pattern=limits.HARNESS_NAME_PATTERN),
+]
+HarnessVersion = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=limits.HARNESS_VERSION_LENGTH,
+        pattern=limits.HARNESS_VERSION_PATTERN,
+    ),
+]
+HarnessUrl = Annotated[
+    str, Meta(max_length=limits.HARNESS_URL_LENGTH, pattern=limits.HARNESS_URL_PATTERN)
+]
 Handle = Annotated[
     str, Meta(min_length=1, max_length=limits.HANDLE_LENGTH, pattern=limits.HANDLE_PATTERN)
 ]
@@ -48,6 +63,8 @@ Username = Annotated[
 ]
 ToolName = Annotated[str, Meta(min_length=1, max_length=limits.TOOL_NAME_LENGTH)]
 NonEmpty = Annotated[str, Meta(min_length=1)]
+T = TypeVar("T")
+People = Annotated[list[T], Meta(max_length=limits.HARNESS_PEOPLE_MAX)]
 Count = Annotated[int, Meta(ge=0, le=limits.COUNT_MAX)]
 TokenCount = Annotated[int, Meta(ge=0, le=limits.TOKENS_MAX)]
 Milliseconds = Annotated[int, Meta(ge=0, le=limits.TTFT_MS_MAX)]
@@ -72,7 +89,9 @@ SimulatorModel = Annotated[str, Meta(min_length=1, max_length=limits.RUN_CONFIG_
 # `extra`). Structs holding only scalars skip the garbage collector (gc=False).
 
 
-class Tokens(Struct, frozen=True, gc=False):
+class Tokens(Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A misspelt count (`cache` for `cached`) must not pass for an unstated one."""
+
     input: TokenCount
     output: TokenCount
     cached: TokenCount | None = None
@@ -116,7 +135,7 @@ class Turn(Struct, frozen=True):
 
 
 class ToolSpec(Struct, frozen=True):
-    name: NonEmpty
+    name: ToolName
     kind: str | None = None
     parameters: dict[str, Any] | None = None
 
@@ -178,7 +197,7 @@ class SessionRecord(Struct, forbid_unknown_fields=True, dict=True):
     scenario: Scenario | None = None
     user: str | None = None
     confirmation: Confirmation | None = None
-    toolset: list[str | ToolSpec] | None = None
+    toolset: list[ToolName | ToolSpec] | None = None
     source_id: SourceId | None = None
     agent: Agent | None = None
 
@@ -228,12 +247,12 @@ class RunConfig(Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=T
 class HarnessFields(Struct):
     name: HarnessName
     version: HarnessVersion
-    contributors: list[Handle] = []
+    contributors: People[Handle] = []
     minimal_baseline: bool = False
     url: HarnessUrl | None = None
     # Accounts (usernames) who may publish and change this harness besides its owner;
     # absent means unchanged. Accepted only from the owner or a maintainer.
-    maintainers: list[Username] | None = None
+    maintainers: People[Username] | None = None
 
 
 class Harness(HarnessFields, frozen=True):

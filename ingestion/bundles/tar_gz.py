@@ -43,7 +43,7 @@ class TarGz(Container):
     def _tar(self) -> Iterator[tuple[tarfile.TarFile, TarStream]]:
         raw = self._upload.open()
         try:
-            stream = TarStream(Inflater(raw), self._limits, self.name)
+            stream = TarStream(Inflater(raw), self._limits, self.name, self._upload.size)
             with tarfile.open(fileobj=stream, mode="r:") as tar:  # type: ignore[call-overload]
                 yield tar, stream
         except _TAR_ERRORS as exc:

@@ -10,7 +10,7 @@ rules from the same Structs (schema.py), so they cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -26,6 +26,7 @@ from ingestion.bundles.fields import (
     convert_fields,
     field_specs,
     find_nul_escape,
+    find_tiny_number,
     parse_json,
     report_unstorable,
 )
@@ -85,14 +86,20 @@ def run_consistency(rec: Any) -> list[tuple[str, str]]:
 
 
 def _timestamp_problems(started: Any, finished: Any) -> list[tuple[str, str]]:
-    """A time outside [TIMESTAMP_MIN, TIMESTAMP_MAX) is a clock or format error."""
     problems = []
-    low, high = TIMESTAMP_MIN, TIMESTAMP_MAX
     for name, moment in (("started_at", started), ("finished_at", finished)):
-        if moment is not None and moment is not BAD and not low <= moment < high:
-            span = f"{low.date().isoformat()} and {high.date().isoformat()}"
-            problems.append((name, f"must be between {span} (got {moment.isoformat()})"))
+        if moment is not None and moment is not BAD and (problem := timestamp_problem(moment)):
+            problems.append((name, problem))
     return problems
+
+
+def timestamp_problem(moment: datetime) -> str | None:
+    """Why an aware time cannot be a run's (or a session line's), or None: a time
+    outside [TIMESTAMP_MIN, TIMESTAMP_MAX) is a clock or format error."""
+    if TIMESTAMP_MIN <= moment < TIMESTAMP_MAX:
+        return None
+    span = f"{TIMESTAMP_MIN.date().isoformat()} and {TIMESTAMP_MAX.date().isoformat()}"
+    return f"must be between {span} (got {moment.isoformat()})"
 
 
 def _both_valid(a: Any, b: Any) -> bool:
@@ -126,7 +133,7 @@ class _LineValidator:
             return None
         # msgspec decodes a \u0000 escape, which PostgreSQL refuses (text and jsonb):
         # such a line takes the slow path, which names the field holding it.
-        if find_nul_escape(data) is not None:
+        if find_nul_escape(data) is not None or find_tiny_number(data) is not None:
             return self._diagnose(line_no, data)
         try:
             rec, extra = self._decode(data)

@@ -2,13 +2,17 @@
 
 A bundle archive may carry `verification.json` at its root (docs/bundle-verification.md):
 
-    {"format": "arena-verification/1", "verifier": "<registered name>",
-     "files": {"runs.jsonl": "<sha256 hex>", "sessions.jsonl": "<sha256 hex>"},
-     "signature": "<base64 Ed25519 signature of signed_bytes(files)>"}
+    {"format": "arena-verification/2", "verifier": "<registered name>",
+     "account": "<uploader's username>", "harness": "<the manifest's harness name>",
+     "files": {"manifest.json": "<sha256 hex>", "runs.jsonl": "<sha256 hex>"},
+     "signature": "<base64 Ed25519 signature of signed_bytes(...)>"}
 
-The signed bytes are `signed_bytes(files)`: the UTF-8 of "arena-verification/1\\n", then
-one line "<sha256 hex>  <path>\\n" per results file, sorted by path. Only the results
-files (runs.jsonl, sessions.jsonl) are covered: they are what the boards count.
+The signed bytes are `signed_bytes(account, harness, files)`: the UTF-8 of
+"arena-verification/2\\n", "account <JSON string>\\n", "harness <JSON string>\\n", then
+one line "<sha256 hex>  <path>\\n" per signed file, sorted by path. The account and the
+harness are signed so that a signature is good for one uploader's results of one harness
+only: another account that repacks a signed bundle as its own is refused ("account
+mismatch"), and editing the account breaks the signature.
 
 The checks are split in two so that a bundle that can never be Verified is refused
 before a row is written: `check_statement` (format, files listed, verifier known and
@@ -32,9 +36,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ingestion.bundles.errors import BundleRejected, rejected
-from ingestion.bundles.limits import VERIFICATION_FILE, VERIFIER_NAME_LENGTH
+from ingestion.bundles.limits import (
+    HARNESS_NAME_LENGTH,
+    USERNAME_LENGTH,
+    VERIFICATION_FILE,
+    VERIFIER_NAME_LENGTH,
+)
 
-FORMAT = "arena-verification/1"
+FORMAT = "arena-verification/2"
 # The files a signature covers, when the bundle has them: the results, and the manifest
 # that says whose they are (else a verified runs.jsonl could be put under another
 # harness and stay Verified). Trajectories are not covered.
@@ -43,7 +52,7 @@ SIGNED_FILES = ("manifest.json", "runs.jsonl", "sessions.jsonl")
 STATEMENT_MAX_BYTES = 64 * 1024
 PUBLIC_KEY_BYTES = 32
 _HEX_DIGEST = re.compile(r"[0-9a-f]{64}\Z")
-_KEYS = frozenset({"format", "verifier", "files", "signature"})
+_KEYS = frozenset({"format", "verifier", "account", "harness", "files", "signature"})
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,9 @@ class Statement:
     """A parsed verification.json."""
 
     verifier: str
-    files: dict[str, str]  # results file path → lowercase SHA-256 hex
+    account: str  # the username of the account whose upload it is
+    harness: str  # the manifest's harness name ("" for a bundle that names none)
+    files: dict[str, str]  # signed file path → lowercase SHA-256 hex
     signature: bytes
 
 
@@ -70,10 +81,16 @@ VerifierLookup = Callable[[str], VerifierKey | None]
 # ------------------------------------------------------------------ the signed bytes
 
 
-def signed_bytes(files: Mapping[str, str]) -> bytes:
-    """Exactly what a verifier signs: the format line, then "<hex>  <path>" per file,
-    sorted by path (the layout of `sha256sum`)."""
-    lines = [f"{FORMAT}\n", *(f"{files[path]}  {path}\n" for path in sorted(files))]
+def signed_bytes(*, account: str, harness: str, files: Mapping[str, str]) -> bytes:
+    """Exactly what a verifier signs: the format line, the account and the harness (as
+    JSON strings, so no name can add a line), then "<hex>  <path>" per file, sorted by
+    path (the layout of `sha256sum`)."""
+    lines = [
+        f"{FORMAT}\n",
+        f"account {json.dumps(account)}\n",
+        f"harness {json.dumps(harness)}\n",
+        *(f"{files[path]}  {path}\n" for path in sorted(files)),
+    ]
     return "".join(lines).encode("utf-8")
 
 
@@ -117,6 +134,14 @@ def parse_statement(data: bytes) -> Statement:
         raise verification_error(f"malformed verification.json: unknown keys {unknown}")
     return Statement(
         verifier=_verifier_name(top.get("verifier")),
+        account=_name(top.get("account"), "account", USERNAME_LENGTH, "the uploader's username"),
+        harness=_name(
+            top.get("harness"),
+            "harness",
+            HARNESS_NAME_LENGTH,
+            "the manifest's harness name",
+            empty=True,
+        ),
         files=_files(top.get("files")),
         signature=_signature(top.get("signature")),
     )
@@ -131,6 +156,14 @@ def _verifier_name(value: object) -> str:
         raise _malformed("verifier", "must be a verifier's registered name")
     if len(value) > VERIFIER_NAME_LENGTH:
         raise _malformed("verifier", f"is longer than {VERIFIER_NAME_LENGTH} characters")
+    return value
+
+
+def _name(value: object, field: str, length: int, what: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or not (empty or value.strip()):
+        raise _malformed(field, f"must be {what} (a string)")
+    if len(value) > length:
+        raise _malformed(field, f"is longer than {length} characters")
     return value
 
 
@@ -172,10 +205,16 @@ def public_key_load(text: str) -> Ed25519PublicKey:
 
 
 def check_statement(
-    statement: Statement, *, present: Iterable[str], lookup: VerifierLookup
+    statement: Statement,
+    *,
+    present: Iterable[str],
+    lookup: VerifierLookup,
+    account: str,
+    harness: str,
 ) -> VerifierKey:
     """The active verifier whose valid signature the statement carries; raises a named
-    rejection otherwise. `present`: the results files the bundle holds."""
+    rejection otherwise. `present`: the signed files the bundle holds; `account`: the
+    uploader's username; `harness`: the manifest's harness name ("" if none)."""
     present = set(present) & set(SIGNED_FILES)
     listed = set(statement.files)
     if uncovered := sorted(present - listed):
@@ -187,6 +226,18 @@ def check_statement(
         raise verification_error(
             f"missing file: files lists {missing[0]}, which the bundle lacks",
             field="files",
+        )
+    if statement.account != account:
+        raise verification_error(
+            f"account mismatch: signed for account {statement.account!r}, uploaded by"
+            f" {account!r} (a signature is good for the account it names only)",
+            field="account",
+        )
+    if statement.harness != harness:
+        raise verification_error(
+            f"harness mismatch: signed for harness {statement.harness!r}, the manifest"
+            f" names {harness!r}",
+            field="harness",
         )
     key = lookup(statement.verifier)
     if key is None:
@@ -200,10 +251,12 @@ def check_statement(
             field="verifier",
         )
     try:
-        public_key_load(key.public_key).verify(statement.signature, signed_bytes(statement.files))
+        signed = signed_bytes(account=account, harness=harness, files=statement.files)
+        public_key_load(key.public_key).verify(statement.signature, signed)
     except (InvalidSignature, ValueError) as exc:
         raise verification_error(
-            f"bad signature: not made by verifier {statement.verifier!r}'s key over these digests",
+            f"bad signature: not made by verifier {statement.verifier!r}'s key over this"
+            " account, harness and these digests",
             field="signature",
         ) from exc
     return key
@@ -224,12 +277,16 @@ def check_digests(statement: Statement, digests: Mapping[str, str]) -> None:
 # ------------------------------------------------------------------------ signing
 
 
-def statement_sign(*, verifier: str, files: Mapping[str, str], key: Ed25519PrivateKey) -> bytes:
-    """The verification.json a verifier adds: deterministic (sorted keys, one line)."""
-    signature = key.sign(signed_bytes(files))
+def statement_sign(
+    *, verifier: str, account: str, harness: str, files: Mapping[str, str], key: Ed25519PrivateKey
+) -> bytes:
+    """The verification.json a verifier adds for `account`'s upload: deterministic."""
+    signature = key.sign(signed_bytes(account=account, harness=harness, files=files))
     document = {
         "format": FORMAT,
         "verifier": verifier,
+        "account": account,
+        "harness": harness,
         "files": dict(sorted(files.items())),
         "signature": base64.b64encode(signature).decode("ascii"),
     }

@@ -6,7 +6,13 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 
-from ingestion.bundles.archive import CHUNK, HeaderScan, zip_entry_count, zip_kind
+from ingestion.bundles.archive import (
+    CHUNK,
+    HeaderScan,
+    zip_directory_problem,
+    zip_entry_count,
+    zip_kind,
+)
 from ingestion.bundles.container import Container, Upload
 from ingestion.bundles.errors import rejected
 from ingestion.bundles.limits import BundleLimits
@@ -52,9 +58,14 @@ class Zip(Container):
             )
         self._fp.seek(0)
         try:
-            return zipfile.ZipFile(self._fp)
+            archive = zipfile.ZipFile(self._fp)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
             raise rejected(self.name, f"not a valid archive: {exc}") from exc
+        problem = zip_directory_problem(archive.infolist(), count, archive.start_dir)
+        if problem is not None:
+            archive.close()
+            raise rejected(self.name, f"not a valid archive: {problem}")
+        return archive
 
     def iter_chunks(self, path: str) -> Iterator[bytes]:
         info = self._infos[path]

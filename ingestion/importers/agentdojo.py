@@ -61,6 +61,12 @@ from pathlib import Path
 from typing import Any
 
 from ingestion.bundles import ErrorCollector
+from ingestion.importers.checks import (
+    ConvertedRecords,
+    DurationSeconds,
+    check_contents,
+    native_value,
+)
 from ingestion.importers.common import (
     MAX_DOCUMENT_BYTES,
     Conversion,
@@ -78,7 +84,7 @@ from ingestion.importers.common import (
     write_bundle,
 )
 from ingestion.importers.run_config import RecordedConfig, run_config_resolve, with_warnings
-from ingestion.importers.tau_bench import _canonical, place_trajectory
+from ingestion.importers.tau_bench import _canonical, spool_checked
 
 FORMAT = "agentdojo"
 SOURCE_PREFIX = "agentdojo:"
@@ -102,6 +108,9 @@ REQUIRED_FIELDS = (
 )
 _OVERFLOW = "context_length_exceeded"
 _SERVER = "internal server error"
+
+# The run file field each converted run field comes from (checks.ConvertedRecords).
+FIELDS = {"task_id": "user_task_id", "model": "pipeline_name"}
 
 
 def convert(
@@ -176,6 +185,7 @@ def convert_agentdojo(
     notes = _Notes()
     run_ids = UniqueIds()
     spool = RunSpool()
+    checks = ConvertedRecords(errors)
     sources: list[str] = []
     pipelines: dict[str, str] = {}  # pipeline name → first file naming it
     trials: Counter[str] = Counter()  # runs so far per task: one per injection task
@@ -207,14 +217,12 @@ def convert_agentdojo(
                     continue
                 run_id = run_ids.take(f"{run['task_id']}/{attack}/{path.stem}")
                 trials[run["task_id"]] += 1
-                trajectory = run.pop("trajectory")
-                if trajectory is not None:
-                    trajectory = place_trajectory(trajectory, spool.count + 1, files, spill)
-                spool.add({
+                run = {
                     "run_id": run_id, "suite": suite, "suite_version": suite_version,
-                    "trial": trials[run["task_id"]], **run, "trajectory": trajectory,
-                })  # fmt: skip
-                sources.append(label)
+                    "trial": trials[run["task_id"]], **run,
+                }  # fmt: skip
+                if spool_checked(run, checks, spool, files, spill, file=label, fields=FIELDS):
+                    sources.append(label)
             where = root.name or str(root)
             if len(pipelines) > 1:
                 named = ", ".join(f"{p!r} ({f})" for p, f in sorted(pipelines.items()))
@@ -311,14 +319,12 @@ def _run(
         report("utility", f"must be true or false, got {show(obj['utility'])}")
     if not isinstance(obj["messages"], list):
         report("messages", f"must be a list of messages, not {kind(obj['messages'])}")
+    else:
+        check_contents(obj["messages"], "messages", report)
     error = obj.get("error")
     if error is not None and not isinstance(error, str):
         report("error", f"must be a string or null, got {show(error)}")
-    duration = obj.get("duration")
-    if duration is not None and (
-        isinstance(duration, bool) or not isinstance(duration, int | float)
-    ):
-        report("duration", f"must be a number of seconds or null, got {show(duration)}")
+    duration = native_value(obj.get("duration"), DurationSeconds, "duration", report)
     if errors.total > before:
         return None
     suite_name, user_task = obj["suite_name"].strip(), obj["user_task_id"].strip()
@@ -337,6 +343,11 @@ def _run(
         if attack_type != attack:
             report(
                 "attack_type", f"is {show(attack_type)}, but the file is in the folder {attack!r}"
+            )
+        if not isinstance(obj.get("security"), bool):  # the safety boards count `true`
+            report(
+                "security",
+                f"must be true or false in an attack run, got {show(obj.get('security'))}",
             )
     if errors.total > before:
         return None

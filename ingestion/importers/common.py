@@ -25,6 +25,7 @@ import gzip
 import io
 import json
 import math
+import mmap
 import re
 import tarfile
 import tempfile
@@ -36,6 +37,7 @@ from typing import Any, BinaryIO
 
 from ingestion.bundles import FORMAT, BundleLimits
 from ingestion.bundles.depth import too_deep, too_deep_message
+from ingestion.bundles.fields import UNDERFLOW_MESSAGE, rounds_to_zero
 from ingestion.bundles.limits import RUN_ID_CHARS, RUN_ID_LENGTH
 from ingestion.bundles.lines import strip_bom
 
@@ -212,7 +214,11 @@ class RunSpool:
         self.count = 0
 
     def add(self, run: dict[str, Any]) -> None:
-        self.file.write(dumps(run).encode() + b"\n")
+        self.add_line(dumps(run).encode())
+
+    def add_line(self, data: bytes) -> None:
+        """A line already encoded (checks.ConvertedRecords.check returns it)."""
+        self.file.write(data + b"\n")
         self.count += 1
 
     def close(self) -> None:
@@ -306,6 +312,72 @@ def reject_constant(name: str) -> Any:
     raise NotJson(f"{name} is not allowed in JSON")
 
 
+def finite_float(text: str) -> float:
+    """json.loads's parse_float: a number past a float's range (1e400) is refused
+    rather than read as an infinity, which no JSON (nor PostgreSQL) can hold, and one
+    too small for it (1e-400) rather than read as 0, as a bundle's are."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotJson(f"the number {text[:40]} is out of range")
+    if rounds_to_zero(text, value):
+        raise NotJson(f"the number {text[:40]} {UNDERFLOW_MESSAGE}")
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def unpaired_surrogate(data: bytes, value: Any) -> bool:
+    """Whether the parsed `value` of the JSON text `data` holds a string with an
+    unpaired surrogate escape ("\\ud800"): the stdlib parser takes it, but it is no
+    Unicode text and cannot be written as UTF-8. Only text holding such an escape is
+    looked at twice."""
+    if not _SURROGATE_ESCAPE.search(data):
+        return False
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+SURROGATE_MESSAGE = "is not valid JSON (an unpaired surrogate escape: not Unicode text)"
+_SURROGATE_ESCAPE_WHOLE = re.compile(rb"\\u[dD]([89abAB]|[c-fC-F])[0-9a-fA-F]{2}")
+
+
+def unpaired_surrogate_in_file(path: Path) -> bool:
+    """Whether the JSON text in `path` holds an unpaired surrogate escape, looked for
+    in the bytes (mapped, never read whole): the incremental parser puts "?" in its
+    place without a word, so a streamed file is looked at before it is parsed. An
+    escape whose backslash is itself escaped (`\\\\ud800`) is text, not an escape."""
+    with path.open("rb") as fh:
+        if not fh.seek(0, 2):
+            return False
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            low_expected_at = -1  # where a high surrogate's low half must start
+            for match in _SURROGATE_ESCAPE_WHOLE.finditer(data):
+                if _escaped_backslash(data, match.start()):
+                    continue
+                high = match[1] in b"89abAB"
+                if low_expected_at >= 0:
+                    if match.start() != low_expected_at or high:
+                        return True
+                    low_expected_at = -1
+                elif high:
+                    low_expected_at = match.end()
+                else:
+                    return True  # a low half alone
+            return low_expected_at >= 0
+
+
+def _escaped_backslash(data: Any, at: int) -> bool:
+    """Whether the backslash at `at` follows an odd run of backslashes (is escaped)."""
+    start = at
+    while start > 0 and data[start - 1] == 0x5C:
+        start -= 1
+    return (at - start) % 2 == 1
+
+
 def load_json(
     path: Path,
     max_bytes: int = MAX_DOCUMENT_BYTES,
@@ -322,13 +394,19 @@ def load_json(
     if too_deep(data):  # the parser would recurse until RecursionError
         raise NotJson(too_deep_message())
     try:
-        return json.loads(data, parse_constant=reject_constant, object_pairs_hook=object_pairs_hook)
+        value = json.loads(
+            data, parse_constant=reject_constant, parse_float=finite_float,
+            object_pairs_hook=object_pairs_hook,
+        )  # fmt: skip
     except UnicodeDecodeError as exc:
         raise NotJson("is not UTF-8 text") from exc
     except json.JSONDecodeError as exc:
         raise NotJson(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
     except NotJson as exc:
         raise NotJson(f"is not valid JSON: {exc}") from exc
+    if unpaired_surrogate(data, value):
+        raise NotJson(SURROGATE_MESSAGE)
+    return value
 
 
 def load_or_reason(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:

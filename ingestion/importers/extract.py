@@ -18,12 +18,14 @@ def extract_job_archive(
     max_members: int,
     max_bytes: int,
     max_compression_ratio: float = BundleLimits.max_compression_ratio,
+    ratio_floor_bytes: int = BundleLimits.ratio_floor_bytes,
 ) -> None:
     """Unpack an uploaded .tar.gz/.tgz/.zip of a Harbor job folder into `target`.
 
     Refuses, before writing anything, what bundles refuse too: more than
-    `max_members` members, more than `max_bytes` declared bytes, a member whose
-    compression ratio is over `max_compression_ratio`, absolute or `..` paths, links,
+    `max_members` members, more than `max_bytes` declared bytes, a member (or the
+    whole) past `ratio_floor_bytes` whose compression ratio is over
+    `max_compression_ratio`, absolute or `..` paths, links,
     devices, FIFOs and encrypted entries. While unpacking, the bytes actually
     inflated are held to the same limits.
     """
@@ -32,6 +34,7 @@ def extract_job_archive(
         max_uncompressed_bytes=max_bytes,
         max_members=max_members,
         max_compression_ratio=max_compression_ratio,
+        ratio_floor_bytes=ratio_floor_bytes,
     )
     label = archive.name
     with closing(open_archive(archive, limits=limits, name=label)) as container:

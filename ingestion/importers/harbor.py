@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestion.bundles import ErrorCollector
-from ingestion.bundles.limits import SOURCE_ID_LENGTH
+from ingestion.importers.checks import checked_spool
 from ingestion.importers.common import (
     MAX_DOCUMENT_BYTES,
     PASS_REWARD,
@@ -49,12 +49,14 @@ from ingestion.importers.harbor_exceptions import (
     read_exception,
 )
 from ingestion.importers.harbor_fields import (
+    NATIVE_FIELDS,
     agent_name,
     harbor_model,
     harbor_reward,
     harbor_times,
     harbor_tokens,
     trial_id,
+    trial_id_key,
 )
 from ingestion.importers.harbor_folder import check_sources, check_unique_ids, own_agent
 from ingestion.importers.run_config import run_config_resolve, with_warnings
@@ -65,6 +67,9 @@ _MESSAGE_CHARS = 1000  # how much of a Harbor exception message is kept
 # Keys that only a Harbor TrialResult has, and those of the job-level summary.
 _TRIAL_KEYS = frozenset({"task_name", "trial_name", "verifier_result", "agent_result"})
 _JOB_KEYS = frozenset({"n_total_trials", "stats"})
+# The parts of a TrialResult read for the run: each an object or null. Any other shape
+# is not "nothing recorded" (a trial without a verdict is an infra error): it is refused.
+_OBJECT_KEYS = ("config", "agent_info", "agent_result", "verifier_result", "agent_execution")
 
 
 def convert(
@@ -124,8 +129,11 @@ def convert_harbor(
     config = run_config_resolve(recorded, run_config or {}, label=where, errors=errors)
     errors.raise_if_any()
     runs, sources = _number_harbor_trials(trials, suite, suite_version)
+    natives = {trial.label: trial.native for trial in trials}
+    places = [{"file": label, "fields": natives[label]} for label in sources]
+    spool = checked_spool(runs, places, errors)
     note = f"Imported from a Harbor job folder ({len(runs)} trials)."
-    write_bundle(out, manifest(harness, "harbor", note, config), runs, {})
+    write_bundle(out, manifest(harness, "harbor", note, config), spool, {})
     report = with_warnings(notes.report(), recorded.warnings)
     return Conversion("harbor", len(runs), tuple(sources), report)
 
@@ -166,6 +174,7 @@ class _HarborTrial:
     task_id: str
     model: str
     fields: dict[str, Any]  # the run's fields after task_id/model/trial
+    native: dict[str, str]  # converted field → the result.json field it came from
 
 
 def _read_harbor_results(
@@ -203,7 +212,7 @@ def walk_results(root: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Iterator[tu
         if is_trial(obj):
             subdirs.clear()
             yield path, obj
-        elif isinstance(obj, Exception):
+        elif isinstance(obj, Exception) or not isinstance(obj, dict):
             yield path, obj  # reported, rather than silently dropping a trial
 
 
@@ -254,6 +263,14 @@ def _harbor_trial(
     task_name = obj.get("task_name")
     if not isinstance(task_name, str) or not task_name.strip():
         report("task_name", "is required (a non-empty string)")
+    id_key = trial_id_key(obj) or "id"
+    if obj.get(id_key) is not None and not isinstance(obj[id_key], str):
+        report(id_key, f"must be a string (the trial's own id), not {kind(obj[id_key])}")
+    misshapen = [k for k in _OBJECT_KEYS if not isinstance(obj.get(k), dict | None)]
+    for key in misshapen:
+        report(key, f"must be an object or null, not {kind(obj[key])}")
+    if misshapen:
+        return None
     model = _trial_model(obj, notes, report)
     reward = harbor_reward(obj, report)
     evidence = _exception_evidence(obj, report)
@@ -261,20 +278,28 @@ def _harbor_trial(
     if reward is None and evidence is not None and verdict is not None and not verdict.known:
         notes.unknown.add(evidence.dotted)  # it decided the outcome: a moderator looks
     outcome, infra_error = harbor_outcome(reward, verdict)
+    times, timed = harbor_times(obj, report)
     fields: dict[str, Any] = {
         "outcome": outcome,
         "infra_error": infra_error,
         "cost_usd": number(obj, ("agent_result", "cost_usd"), report),
         "tokens": harbor_tokens(obj, report),
-        **harbor_times(obj, report),
-        "source_id": f"harbor:{trial_id(obj) or _trial_folder(label)}"[:SOURCE_ID_LENGTH],
+        **times,
+        # Never cut: two long ids sharing their start would pass for one trial.
+        "source_id": f"harbor:{trial_id(obj) or _trial_folder(label)}",
     }
     if errors.total > before:
         return None
     assert isinstance(task_name, str) and model is not None
     name = _trial_folder(label)
     fields["harbor"] = _harbor_extra(obj, f"{name}/{RESULT_FILE}", reward, evidence, verdict)
-    return _HarborTrial(label, name, _task_id(task_name.strip(), suite), model, fields)
+    native = {
+        **NATIVE_FIELDS,
+        "source_id": trial_id_key(obj) or "trial_name",
+        "started_at": ".".join(part for part in (timed, "started_at") if part),
+        "finished_at": ".".join(part for part in (timed, "finished_at") if part),
+    }
+    return _HarborTrial(label, name, _task_id(task_name.strip(), suite), model, fields, native)
 
 
 def _trial_model(obj: dict[str, Any], notes: _Notes, report: Report) -> str | None:

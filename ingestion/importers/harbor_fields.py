@@ -9,18 +9,38 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ingestion.importers.common import Report, count, get, is_number, kind, timestamp
+from ingestion.importers.checks import native_reward
+from ingestion.importers.common import Report, count, get, kind, timestamp
+
+# The result.json field each converted run field comes from (checks.ConvertedRecords).
+NATIVE_FIELDS = {
+    "task_id": "task_name",
+    "model": "config.agent.model_name",
+    "cost_usd": "agent_result.cost_usd",
+    "tokens.input": "agent_result.n_input_tokens",
+    "tokens.output": "agent_result.n_output_tokens",
+    "tokens.cached": "agent_result.n_cache_tokens",
+    "run_id": "trial_name",
+}
 
 
 def trial_id(obj: dict[str, Any]) -> str:
     """The trial's own identity: TrialResult.id (a UUID Harbor gives every trial).
     Harbor versions before `id` existed wrote none; their trial_name (the trial
-    folder's name, a task prefix and a random suffix) is the identity then."""
+    folder's name, a task prefix and a random suffix) is the identity then. An id
+    that is not a string is no identity (`trial_id_key` names the field to report)."""
+    key = trial_id_key(obj)
+    value = obj.get(key) if key else None
+    return value.strip() if isinstance(value, str) else ""
+
+
+def trial_id_key(obj: dict[str, Any]) -> str | None:
+    """The field holding the trial's identity: `id`, else `trial_name`; None if neither."""
     for key in ("id", "trial_name"):
         value = obj.get(key)
-        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
-            return str(value).strip()
-    return ""
+        if value is not None and not (isinstance(value, str) and not value.strip()):
+            return key
+    return None
 
 
 def agent_name(obj: dict[str, Any]) -> str:
@@ -70,11 +90,7 @@ def harbor_reward(obj: dict[str, Any], report: Report) -> float | None:
     else:
         report("verifier_result.rewards", "has several rewards and none is named `reward`")
         return None
-    value = rewards[key]
-    if not is_number(value):
-        report(f"verifier_result.rewards.{key}", f"must be a number, not {kind(value)}")
-        return None
-    return float(value)
+    return native_reward(rewards[key], f"verifier_result.rewards.{key}", report)
 
 
 def harbor_tokens(obj: dict[str, Any], report: Report) -> dict | None:
@@ -93,18 +109,18 @@ def harbor_tokens(obj: dict[str, Any], report: Report) -> dict | None:
     return counts
 
 
-def harbor_times(obj: dict[str, Any], report: Report) -> dict[str, Any]:
+def harbor_times(obj: dict[str, Any], report: Report) -> tuple[dict[str, Any], str]:
     """started_at/finished_at: the agent's own execution when Harbor timed it (trial
-    totals include building the sandbox), else the whole trial's."""
+    totals include building the sandbox), else the whole trial's; and the native
+    object they came from ("agent_execution", or "" for the trial's own). Their
+    bounds and order are the bundle validator's (checks.ConvertedRecords)."""
     for path in (("agent_execution",), ()):
         started = _timestamp(obj, (*path, "started_at"), report)
         finished = _timestamp(obj, (*path, "finished_at"), report)
         if started is not None and finished is not None:
-            if finished < started:
-                report(".".join((*path, "finished_at")), "is before started_at")
-                break
-            return {"started_at": started.isoformat(), "finished_at": finished.isoformat()}
-    return {"started_at": None, "finished_at": None}
+            times = {"started_at": started.isoformat(), "finished_at": finished.isoformat()}
+            return times, ".".join(path)
+    return {"started_at": None, "finished_at": None}, ""
 
 
 def _timestamp(obj: dict[str, Any], path: tuple[str, ...], report: Report) -> datetime | None:

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ingestion.bundles import ErrorCollector, rejected
+from ingestion.importers.checks import checked_spool
 from ingestion.importers.common import (
     Conversion,
     NativeParams,
@@ -72,6 +73,8 @@ from ingestion.importers.swebench_figures import figure_notes
 FORMAT_NAME = "swebench"
 SOURCE_PREFIX = "swebench:"
 _DIGEST_CHARS = 32
+# The instance field each converted run field comes from (checks.ConvertedRecords).
+NATIVE_FIELDS = {"cost_usd": "cost", "tool_calls": "api_calls"}
 PASS_LISTS = ("resolved", "resolved_ids")
 INFRA_LISTS = ("error", "error_ids")
 # Every other id list names instances that were attempted and not resolved.
@@ -136,7 +139,7 @@ def convert_swebench(
     config = run_config_resolve(recorded, params.run_config, label=label, errors=errors)
     errors.raise_if_any()
     run_ids = UniqueIds()
-    runs, sources = [], []
+    runs, sources, places = [], [], []
     for instance, record in records:
         runs.append({
             "run_id": run_ids.take(f"{entry.slug}/{instance}"),
@@ -147,6 +150,8 @@ def convert_swebench(
             "cost_usd": record["cost"], "tool_calls": record["api_calls"],
         })  # fmt: skip
         sources.append(f"{label}:{entry.where}[{json.dumps(instance)}]")
+        places.append({"file": label, "prefix": f"{entry.where}[{json.dumps(instance)}]",
+                       "fields": NATIVE_FIELDS})  # fmt: skip
     totals = _totals(records)
     for copy in (entry, *entry.copies):
         warnings += figure_notes(copy.title, copy.published, totals)
@@ -155,7 +160,8 @@ def convert_swebench(
         warnings.append(f"entry {entry.title!r} is published again as {boards}: converted once")
     warnings += recorded.warnings
     note = f"Imported from SWE-bench results, entry {entry.name!r} ({len(runs)} runs)."
-    write_bundle(out, manifest(params.harness, FORMAT_NAME, note, config), runs, {})
+    spool = checked_spool(runs, places, errors)
+    write_bundle(out, manifest(params.harness, FORMAT_NAME, note, config), spool, {})
     report = with_warnings({"totals": totals}, warnings)
     return Conversion(FORMAT_NAME, len(runs), tuple(sources), report)
 

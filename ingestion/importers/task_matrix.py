@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from ingestion.bundles import ErrorCollector, rejected
+from ingestion.bundles.fields import UNDERFLOW_MESSAGE, rounds_to_zero
 from ingestion.bundles.lines import strip_bom
+from ingestion.importers.checks import checked_spool
 from ingestion.importers.common import (
     Conversion,
     NativeParams,
@@ -51,6 +53,8 @@ from ingestion.importers.run_config import RecordedConfig, run_config_resolve, w
 FORMAT_NAME = "task-matrix"
 SOURCE_PREFIX = "task-matrix:"
 _DIGEST_CHARS = 32
+# The row's column each converted run field comes from (checks.ConvertedRecords).
+NATIVE_FIELDS = {"task_id": "task"}
 REQUIRED_COLUMNS = ("task", "agent", "model", "outcome")
 OPTIONAL_COLUMNS = ("cost_usd", "tool_calls", "trial")
 _OUTCOMES = {
@@ -120,8 +124,11 @@ def convert_task_matrix(
     recorded.add("trials", max(trials, default=None), "the trials per task of the table")
     config = run_config_resolve(recorded, params.run_config, label=label, errors=errors)
     errors.raise_if_any()
+    places = [{"file": label, "line": int(source.rpartition(":")[2]), "fields": NATIVE_FIELDS}
+              for source in sources]  # fmt: skip
+    spool = checked_spool(runs, places, errors)
     note = f"Imported from a task matrix, agent {agent!r} ({len(runs)} runs)."
-    write_bundle(out, manifest(params.harness, FORMAT_NAME, note, config), runs, {})
+    write_bundle(out, manifest(params.harness, FORMAT_NAME, note, config), spool, {})
     report = {"refused": refused.as_dict()} if refused else {}
     return Conversion(
         FORMAT_NAME, len(runs), tuple(sources), with_warnings(report, recorded.warnings)
@@ -248,6 +255,9 @@ def _number(value: Any, field: str, report, *, whole: bool) -> float | None:
             parsed = float(value)
         except ValueError:
             parsed = None
+        if parsed is not None and rounds_to_zero(value, parsed):  # as a bundle's 1e-400
+            report(field, f"{UNDERFLOW_MESSAGE}, got {show(value)}")
+            return None
     if not is_number(parsed) or parsed < 0 or (whole and parsed != int(parsed)):
         what = "a whole number ≥ 0" if whole else "a number ≥ 0"
         report(field, f"must be {what}, got {show(value)}")

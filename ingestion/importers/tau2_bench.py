@@ -41,6 +41,12 @@ that it leaves out only the infrastructure errors the evaluation caused:
   infrastructure errors of a kind not recognised as the evaluation's.
 * No `reward_info` at all outside an infrastructure error: the simulation was never
   scored, `infra_error` "other" (as for a Harbor trial without reward or exception).
+* Any other `termination_reason` is refused, naming the simulation: its outcome could
+  not be told (an unknown enumeration value, as in a bundle).
+
+Every converted run goes through the bundle's own rules (checks.ConvertedRecords);
+the reward, `user_cost` and `duration`, which the bundle keeps only in `extra`, are
+held to the same bounds (a reward within [0, 1], a cost and a duration a run may have).
 """
 
 from __future__ import annotations
@@ -53,8 +59,17 @@ from typing import Any
 from ingestion.bundles import ErrorCollector, rejected
 from ingestion.bundles.depth import too_deep
 from ingestion.bundles.limits import SOURCE_ID_LENGTH
+from ingestion.importers.checks import (
+    ConvertedRecords,
+    Cost,
+    DurationSeconds,
+    check_contents,
+    native_reward,
+    native_value,
+)
 from ingestion.importers.common import (
     PASS_REWARD,
+    SURROGATE_MESSAGE,
     Conversion,
     NativeParams,
     Output,
@@ -71,6 +86,7 @@ from ingestion.importers.common import (
     number,
     show,
     timestamp,
+    unpaired_surrogate_in_file,
     write_bundle,
 )
 from ingestion.importers.crashes import crash_outcome
@@ -89,7 +105,7 @@ from ingestion.importers.tau2_reading import (
     tau2_tokens,
     tau2_turns,
 )
-from ingestion.importers.tau_bench import place_trajectory
+from ingestion.importers.tau_bench import spool_checked
 
 FORMAT_NAME = "tau2-bench"
 SOURCE_PREFIX = "tau2-bench:"
@@ -98,6 +114,11 @@ EVALUATED_TERMINATIONS = frozenset({
     "user_stop", "agent_stop", "max_steps", "too_many_errors", "agent_error",
     "user_error", "timeout", "context_window_exceeded", "unexpected_error",
 })  # fmt: skip
+# The simulation field each converted run field comes from (checks.ConvertedRecords).
+NATIVE_FIELDS = {
+    "task_id": "task_id", "trial": "trial", "source_id": "id", "cost_usd": "agent_cost",
+    "started_at": "start_time", "finished_at": "end_time",
+}  # fmt: skip
 _INFO_KEYS = frozenset({"num_trials", "agent_info", "user_info", "environment_info"})
 
 
@@ -113,6 +134,8 @@ def convert(
     layout = layout_of(Path(path))
     if layout is None:
         raise rejected(Path(path).name, f"holds no τ²-bench {RESULTS_FILE}")
+    if unpaired_surrogate_in_file(layout.results):  # the parser would write "?" instead
+        raise rejected(layout.label, SURROGATE_MESSAGE)
     info = read_info(layout, max_document_bytes)
     errors = ErrorCollector()
     context = _Context(layout.label, params, errors, info)
@@ -122,13 +145,11 @@ def convert(
         try:
             for file, at, simulation in simulations(layout, max_document_bytes, errors):
                 run = context.run(simulation, file, at)
-                if run is None or errors:
-                    continue  # after the first error, only keep validating
-                trajectory = run.pop("trajectory")
-                if trajectory is not None:
-                    trajectory = place_trajectory(trajectory, spool.count + 1, files, spill)
-                spool.add({**run, "trajectory": trajectory})
-                context.sources.append(f"{file}:{at}" if at else file)
+                if run is None:
+                    continue
+                where = {"file": file, "prefix": at, "fields": NATIVE_FIELDS}
+                if spool_checked(run, context.checks, spool, files, spill, **where):
+                    context.sources.append(f"{file}:{at}" if at else file)
             if not spool.count and not errors:
                 errors.add(layout.label, None, "simulations", "holds no simulations")
             recorded = tau2_recorded_config(info, context.seen_trials)
@@ -186,12 +207,12 @@ class _Context:
     def __init__(self, label: str, params: NativeParams, errors: ErrorCollector, info: Any) -> None:
         self.label, self.params, self.errors = label, params, errors
         self.sources: list[str] = []
+        self.checks = ConvertedRecords(errors)
         self.run_ids = UniqueIds()
         self.seen_ids: dict[str, str] = {}  # where each simulation id was first seen
         self.seen_trials: dict[tuple[str, int], str] = {}
         self.untrialled: Counter[str] = Counter()
         self.unknown_errors = ReportCounts()
-        self.unknown_terminations = ReportCounts()
         self.warnings: list[str] = []
         self.model = self._model(info)
         self.shared = shared_extra(info)
@@ -199,11 +220,6 @@ class _Context:
     def report(self) -> dict[str, Any]:
         """Conversion.report: what was noticed without rejecting the file."""
         warnings = list(self.warnings)
-        for termination, n in self.unknown_terminations.as_dict().items():
-            warnings.append(
-                f"{n} simulation(s) ended with termination_reason {termination!r}, "
-                "unknown to this importer: their reward decided"
-            )
         report: dict[str, Any] = {}
         if self.unknown_errors:
             report["unknown_exceptions"] = self.unknown_errors.as_dict()
@@ -254,19 +270,20 @@ class _Context:
             not isinstance(trial, int) or isinstance(trial, bool) or trial < 0
         ):
             report("trial", f"must be an integer ≥ 0 (τ² counts from 0), got {show(trial)}")
-        termination = sim.get("termination_reason")
-        if not isinstance(termination, str) or not termination.strip():
-            report("termination_reason", f"must be a non-empty string, got {show(termination)}")
+        termination = _termination(sim.get("termination_reason"), report)
         reward = _reward(sim.get("reward_info"), report)
         messages = sim.get("messages")
         if messages is not None and not isinstance(messages, list):
             report("messages", f"must be a list of messages, not {kind(messages)}")
+        elif messages:
+            check_contents(messages, "messages", report)
+        native_value(sim.get("duration"), DurationSeconds, "duration", report)
         fields = {
             "cost_usd": number(sim, ("agent_cost",), report),
-            "user_cost": number(sim, ("user_cost",), report),
+            "user_cost": native_value(sim.get("user_cost"), Cost, "user_cost", report),
             **_times(sim, report),
         }
-        if self.errors.total > before:
+        if self.errors.total > before or not self.model:  # no model: reported for the file
             return None
         assert sim_id is not None and task_id is not None and isinstance(termination, str)
         trial_number = self._trial(task_id, trial, where, report)
@@ -282,8 +299,6 @@ class _Context:
     ) -> dict[str, Any]:  # fmt: skip
         error_class, error = error_type(sim.get("info")), error_message(sim.get("info"))
         outcome, infra = tau2_outcome(termination, reward, error_class, error)
-        if termination not in EVALUATED_TERMINATIONS and termination != INFRASTRUCTURE_ERROR:
-            self.unknown_terminations.add(termination)
         if termination == INFRASTRUCTURE_ERROR and not crash_outcome(error_class, error)[2]:
             self.unknown_errors.add(error_class or "(no error type)")
         turns = tau2_turns(messages or [])
@@ -344,6 +359,16 @@ def _task_id(value: Any, report: Report) -> str | None:
     return None
 
 
+def _termination(value: Any, report: Report) -> str | None:
+    """One of the terminations whose outcome is known: an unknown one cannot be told
+    from an infrastructure error, so it is refused like an unknown enumeration value."""
+    known = (*sorted(EVALUATED_TERMINATIONS), INFRASTRUCTURE_ERROR)
+    if isinstance(value, str) and value.strip() in known:
+        return value.strip()
+    report("termination_reason", f"must be one of {', '.join(known)} (got {show(value)})")
+    return None
+
+
 def _reward(reward_info: Any, report: Report) -> float | None:
     """`reward_info.reward`; None when the simulation was never scored."""
     if reward_info is None:
@@ -351,18 +376,16 @@ def _reward(reward_info: Any, report: Report) -> float | None:
     if not isinstance(reward_info, dict):
         report("reward_info", f"must be an object, not {kind(reward_info)}")
         return None
-    reward = reward_info.get("reward")
-    if not is_number(reward):
-        report("reward_info.reward", f"must be a number, got {show(reward)}")
-        return None
-    return float(reward)
+    if reward_info.get("reward") is None:
+        report("reward_info.reward", "is required (a number)")
+    return native_reward(reward_info.get("reward"), "reward_info.reward", report)
 
 
 def _times(sim: dict[str, Any], report: Report) -> dict[str, str | None]:
+    """start_time/end_time as read (their bounds and order are the bundle's rules,
+    checks.ConvertedRecords)."""
     started = timestamp(sim.get("start_time"), "start_time", report)
     finished = timestamp(sim.get("end_time"), "end_time", report)
     if started is None or finished is None:
         return {"started_at": None, "finished_at": None}
-    if finished < started:
-        report("end_time", "is before start_time")
     return {"started_at": started.isoformat(), "finished_at": finished.isoformat()}

@@ -50,9 +50,17 @@ from ingestion.bundles import ErrorCollector, rejected
 from ingestion.bundles.depth import StreamDepth, too_deep, too_deep_message
 from ingestion.bundles.limits import JSON_DEPTH_MAX
 from ingestion.bundles.lines import strip_bom
+from ingestion.importers.checks import (
+    ConvertedRecords,
+    Cost,
+    check_contents,
+    native_reward,
+    native_value,
+)
 from ingestion.importers.common import (
     MAX_DOCUMENT_BYTES,
     PASS_REWARD,
+    SURROGATE_MESSAGE,
     Conversion,
     NativeParams,
     Output,
@@ -62,11 +70,11 @@ from ingestion.importers.common import (
     UniqueIds,
     check_parameters,
     dumps,
-    is_number,
     kind,
     manifest,
     reject_constant,
     show,
+    unpaired_surrogate_in_file,
     write_bundle,
 )
 from ingestion.importers.crashes import crash_outcome, exception_class
@@ -79,6 +87,9 @@ PARSE_BUFFER = 64 * 1024  # bytes the incremental parser reads at a time
 SOURCE_PREFIX = "tau-bench:"
 _DIGEST_CHARS = 32  # of an item's SHA-256: 128 bits, no two trials collide
 IDENTITY_FIELDS = ("task_id", "trial", "reward", "info", "traj")
+# The item field each converted run field comes from (checks.ConvertedRecords); the
+# trajectory keeps its own name: its turns leave out the system messages.
+NATIVE_FIELDS = {"task_id": "task_id", "trial": "trial", "source_id": "task_id"}
 
 
 def convert(
@@ -122,6 +133,7 @@ def convert_tau_bench(
     label = path.name
     state = _FileState(model.strip())
     errors = ErrorCollector()
+    checks = ConvertedRecords(errors)
     sources: list[str] = []
     run_ids = UniqueIds()
     spool = RunSpool()
@@ -130,19 +142,17 @@ def convert_tau_bench(
         try:
             for number, item in enumerate(_tau_items(path, label, max_item_bytes), 1):
                 run = _tau_run(item, number, label, errors, state)
-                if run is None or errors:
-                    continue  # after the first error, only keep validating
+                if run is None:
+                    continue
                 task_id, trial = run.pop("task_id"), run.pop("trial")
                 run_id = run_ids.take(f"{path.stem}/{task_id}/{trial}")
-                trajectory = run.pop("trajectory")
-                if trajectory is not None:
-                    trajectory = place_trajectory(trajectory, spool.count + 1, files, spill)
-                spool.add({
+                run = {
                     "run_id": run_id, "suite": suite, "suite_version": suite_version,
-                    "task_id": task_id, "model": model.strip(), "trial": trial,
-                    **run, "trajectory": trajectory,
-                })  # fmt: skip
-                sources.append(f"{label}:{number}")
+                    "task_id": task_id, "model": model.strip(), "trial": trial, **run,
+                }  # fmt: skip
+                where = {"file": label, "line": number, "fields": NATIVE_FIELDS}
+                if spool_checked(run, checks, spool, files, spill, **where):
+                    sources.append(f"{label}:{number}")
             if not spool.count and not errors:
                 errors.add(label, None, "", "holds no results")
             recorded = RecordedConfig()
@@ -227,6 +237,8 @@ def _tau_items(path: Path, label: str, max_item_bytes: int) -> Iterator[Any]:
             raise rejected(
                 label, f"must be a JSON list of results, not {shape}{hint if first == b'{' else ''}"
             )
+        if unpaired_surrogate_in_file(path):  # the parser would write "?" instead
+            raise rejected(label, SURROGATE_MESSAGE)
         fh.seek(len(head) - len(strip_bom(head)))  # past the BOM, if any
         reader = CappedReader(fh, max_item_bytes)
         number = 0
@@ -294,22 +306,29 @@ def _tau_run(
     trial = item.get("trial")
     if not isinstance(trial, int) or isinstance(trial, bool) or trial < 0:
         report("trial", f"must be an integer ≥ 0 (τ-bench counts from 0), got {show(trial)}")
-    reward = item.get("reward")
-    if not is_number(reward):
-        report("reward", f"must be a number, got {show(reward)}")
+    if item.get("reward") is None:
+        report("reward", "is required (a number)")
+    reward = native_reward(item.get("reward"), "reward", report)
+    info = item.get("info")
+    if not isinstance(info, dict):
+        report("info", f"must be an object (the run's info), not {kind(info)}")
+    else:
+        native_value(info.get("user_cost"), Cost, "info.user_cost", report)
     traj = item.get("traj")
     if traj is not None and not isinstance(traj, list):
         report("traj", f"must be a list of messages, not {kind(traj)}")
+    elif traj:
+        check_contents(traj, "traj", report)
     if errors.total > before:
         return None
-    assert task_id is not None and isinstance(trial, int)
+    assert task_id is not None and isinstance(trial, int) and reward is not None
     first = state.seen.setdefault((task_id, trial), number)
     if first != number:
         report("trial", f"task {task_id!r} trial {trial} already appears as item {first}")
         return None
     turns = tau_turns(traj or [])
     outcome, infra = ("pass" if reward >= PASS_REWARD else "fail"), None
-    crash = _crash(item.get("info"), traj)
+    crash = _crash(info, traj)
     if crash is not None and outcome == "fail":  # a crash never earns a reward
         outcome, infra, known = crash_outcome(*crash)
         if not known:
@@ -409,6 +428,31 @@ def message_text(content: Any) -> str | None:
         parts = [p.get("text") if isinstance(p, dict) else p for p in content]
         return "\n".join(p for p in parts if isinstance(p, str)) or None
     return json.dumps(content, ensure_ascii=False)
+
+
+def spool_checked(
+    run: dict[str, Any],
+    checks: ConvertedRecords,
+    spool: RunSpool,
+    files: dict[str, bytes | Path],
+    spill: str,
+    **where: Any,
+) -> bool:
+    """Check `run` (its trajectory inline) by the bundle's rules, reporting at `where`
+    (ConvertedRecords.check's place); then, unless an error was met so far, spool it,
+    a long trajectory in a file of its own. True if it was spooled."""
+    line = checks.check(run, **where)
+    if line is None or checks.errors:
+        return False  # after the first error, only keep validating
+    trajectory = run.get("trajectory")
+    placed = (
+        None if trajectory is None else place_trajectory(trajectory, spool.count + 1, files, spill)
+    )
+    if placed is trajectory:
+        spool.add_line(line)
+    else:
+        spool.add({**run, "trajectory": placed})
+    return True
 
 
 def place_trajectory(

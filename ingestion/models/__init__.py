@@ -1,5 +1,6 @@
 """What Arena knows: the registry (`registry`) and the evidence uploaded (`evidence`)."""
 
+from ingestion.models.checks import DryRun, DryRunQuerySet
 from ingestion.models.evidence import (
     InfraErrorKind,
     Outcome,
@@ -13,6 +14,7 @@ from ingestion.models.evidence import (
     Turn,
     run_range_constraints,
 )
+from ingestion.models.organisations import Organisation
 from ingestion.models.registry import (
     Category,
     Harness,
@@ -33,9 +35,13 @@ from ingestion.models.rollups import (
     TraceRollup,
     ViolationRollup,
 )
+from ingestion.models.tokens import ApiToken
 
 __all__ = [
+    "ApiToken",
     "Category",
+    "DryRun",
+    "DryRunQuerySet",
     "Harness",
     "HarnessOwner",
     "HarnessQuerySet",
@@ -43,6 +49,7 @@ __all__ = [
     "LanguageModel",
     "LatencyRollup",
     "ModelPrice",
+    "Organisation",
     "Outcome",
     "Person",
     "Run",

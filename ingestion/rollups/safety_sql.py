@@ -17,6 +17,7 @@ from __future__ import annotations
 from psycopg import sql
 
 from ingestion.bundles.limits import OUTCOMES
+from ingestion.rollups.scope import rollup_scope
 
 BENIGN = "none"
 PASS, _, INFRA_ERROR = OUTCOMES
@@ -54,19 +55,20 @@ _SAFETY_INSERT = """
            count(*) FILTER (WHERE r.outcome <> {infra_error}
                               AND (r.extra -> 'security') = 'true'::jsonb)
     FROM ingestion_run r JOIN ingestion_task t ON t.id = r.task_id
-    WHERE r.submission_id = ANY(%(submission_ids)s) AND {attack} IS NOT NULL
+    WHERE {scope} AND {attack} IS NOT NULL
     GROUP BY r.submission_id, r.harness_id, r.model_id, r.task_id, {attack}
 """
 
 
-def safety_rollup_insert() -> sql.Composed:
+def safety_rollup_insert(*, by_model: bool = False) -> sql.Composed:
     """SafetyRollup rows for the attacked runs of some submissions (`submission_ids`)."""
     return sql.SQL(_SAFETY_INSERT).format(
-        attack=attack_of("r"), infra_error=sql.Literal(INFRA_ERROR), passed=sql.Literal(PASS)
-    )
+        attack=attack_of("r"), infra_error=sql.Literal(INFRA_ERROR), passed=sql.Literal(PASS),
+        scope=rollup_scope("r", by_model=by_model),
+    )  # fmt: skip
 
 
-def safety_rollups_delete() -> sql.Composed:
-    return sql.SQL("DELETE FROM {} WHERE submission_id = ANY(%(submission_ids)s)").format(
-        sql.Identifier("ingestion_safetyrollup")
+def safety_rollups_delete(*, by_model: bool = False) -> sql.Composed:
+    return sql.SQL("DELETE FROM {} WHERE {}").format(
+        sql.Identifier("ingestion_safetyrollup"), rollup_scope(by_model=by_model)
     )

@@ -92,16 +92,20 @@ class HistogramBatch:
         self._index: dict[Hashable, int] = {}
         self._owners: list[int] = []
         self._lengths: list[int] = []
-        self._keys: list[int] = []
-        self._counts: list[int] = []
+        # One array (or sequence) per histogram added, joined once when read: the
+        # stored histograms arrive as NumPy arrays (leaderboard.boards.sql), and
+        # copying their elements into lists one by one cost more than the merge.
+        self._keys: list[Sequence[int] | np.ndarray] = []
+        self._counts: list[np.ndarray] = []
 
     def add(self, entry: Hashable, keys: Sequence[int], counts: Sequence[int], sign: int) -> None:
-        if not keys:
+        if not len(keys):
             return
         self._owners.append(self._index.setdefault(entry, len(self._index)))
         self._lengths.append(len(keys))
-        self._keys.extend(keys)
-        self._counts.extend(counts if sign > 0 else [-count for count in counts])
+        self._keys.append(keys)
+        weights = np.asarray(counts, dtype=np.float64)
+        self._counts.append(weights if sign > 0 else -weights)
 
     def percentiles(self, quantiles: Sequence[float]) -> dict[Hashable, tuple[float, ...]]:
         """Entry -> its sketched percentiles (sketch_percentile's rule, all at once)."""
@@ -131,7 +135,7 @@ class HistogramBatch:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         owners = np.repeat(np.array(self._owners, dtype=np.int64), self._lengths)
-        keys = np.array(self._keys, dtype=np.int64)
+        keys = np.concatenate([np.asarray(k, dtype=np.int64) for k in self._keys])
         real = keys != ZERO_KEY
         # The zero bucket sorts first: it takes the key just below every real one.
         zero_slot = (keys[real].min() if real.any() else 0) - 1
@@ -145,7 +149,7 @@ class HistogramBatch:
         starts = np.concatenate(([0], np.cumsum(widths)[:-1]))
         slots = starts[owners] + keys - lowest[owners]
         # Float weights are exact: any count of runs is far below 2**53.
-        weights = np.array(self._counts, dtype=np.float64)
+        weights = np.concatenate(self._counts)
         counts = np.rint(np.bincount(slots, weights=weights, minlength=widths.sum()))
         slot_owner = np.repeat(np.arange(entries), widths)
         slot_key = np.arange(len(counts)) - np.repeat(starts - lowest, widths)
@@ -191,7 +195,9 @@ class LatencyTotals:
         if not n:
             return
         self.n[entry] += sign * n
-        self._histograms.add(entry, keys or (), counts or (), sign)
+        self._histograms.add(
+            entry, () if keys is None else keys, () if counts is None else counts, sign
+        )
         kept = self._values.get(entry, Counter())
         if kept is None or values is None:
             self._values[entry] = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 from psycopg import sql
 
 from ingestion.rollups.safety_sql import benign_run
+from ingestion.rollups.scope import rollup_scope
 from ingestion.rollups.sketch import LOG_GAMMA, SMALL_GROUP_RUNS, ZERO_BELOW, ZERO_KEY
 
 # The figures with percentiles, and how each is read from a run `r`.
@@ -135,7 +136,7 @@ _RUN_ROLLUP_INSERT = """
                (coalesce(r.started_at, sub.created_at) AT TIME ZONE 'UTC')::date AS run_date
         FROM ingestion_run r JOIN ingestion_task t ON t.id = r.task_id
         JOIN ingestion_submission sub ON sub.id = r.submission_id
-        WHERE r.submission_id = ANY(%(submission_ids)s) AND {benign}
+        WHERE {scope} AND {benign}
     ),
     t AS (
         SELECT {key}, min(suite_id) AS suite_id, min(category_id) AS category_id,
@@ -169,7 +170,7 @@ _RUN_ROLLUP_INSERT = """
 _LATENCY_ROLLUP_INSERT = """
     WITH r AS MATERIALIZED (
         SELECT * FROM ingestion_runrollup
-        WHERE submission_id = ANY(%(submission_ids)s) AND outcome <> {infra_error}
+        WHERE {scope} AND outcome <> {infra_error}
     ),
     t AS (
         SELECT {key}, sum(ttft_n)::int AS ttft_n, sum(duration_n)::int AS duration_n
@@ -215,9 +216,10 @@ def _tokened_sums() -> sql.Composed:
     )
 
 
-def run_rollup_insert() -> sql.Composed:
+def run_rollup_insert(*, by_model: bool = False) -> sql.Composed:
     """RunRollup rows for the runs of some submissions (parameter `submission_ids`)."""
     return sql.SQL(_RUN_ROLLUP_INSERT).format(
+        scope=rollup_scope("r", by_model=by_model),
         benign=benign_run("r"),  # runs under attack: safety_sql
         tokened_sums=_tokened_sums(),
         ttft=LATENCY_FIGURES["ttft"],
@@ -226,19 +228,20 @@ def run_rollup_insert() -> sql.Composed:
     )
 
 
-def latency_rollup_insert() -> sql.Composed:
+def latency_rollup_insert(*, by_model: bool = False) -> sql.Composed:
     """LatencyRollup rows from the RunRollup rows of some submissions (`submission_ids`)."""
     return sql.SQL(_LATENCY_ROLLUP_INSERT).format(
+        scope=rollup_scope(by_model=by_model),
         infra_error=sql.Literal(INFRA_ERROR),
         **_insert_parts(LATENCY_KEY, buckets_from_runs=False),
     )
 
 
-def rollups_delete() -> list[sql.Composed]:
+def rollups_delete(*, by_model: bool = False) -> list[sql.Composed]:
     """Both tables' rows of some submissions (parameter `submission_ids`)."""
     return [
-        sql.SQL("DELETE FROM {} WHERE submission_id = ANY(%(submission_ids)s)").format(
-            sql.Identifier(table)
+        sql.SQL("DELETE FROM {} WHERE {}").format(
+            sql.Identifier(table), rollup_scope(by_model=by_model)
         )
         for table in ("ingestion_latencyrollup", "ingestion_runrollup")
     ]

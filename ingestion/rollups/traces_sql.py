@@ -12,6 +12,7 @@ from __future__ import annotations
 from psycopg import sql
 
 from ingestion.rollups.safety_sql import benign_run
+from ingestion.rollups.scope import rollup_scope
 
 TRACE_TABLES = ("ingestion_tracerollup", "ingestion_violationrollup")
 _GROUP = "r.submission_id, r.harness_id, r.model_id, r.task_id, r.outcome"
@@ -23,7 +24,7 @@ _FIGURES = """
     FROM ingestion_runtrace t
     JOIN ingestion_run r ON r.id = t.run_id
     CROSS JOIN LATERAL jsonb_each(t.figures) f
-    WHERE r.submission_id = ANY(%(submission_ids)s) AND {benign}
+    WHERE {scope} AND {benign}
       AND jsonb_typeof(f.value) = 'number'
     GROUP BY {group}, f.key
 """
@@ -40,30 +41,29 @@ _VIOLATIONS = """
         UNION
         SELECT e ->> 'rule' FROM jsonb_array_elements(t.violations) e
     ) v
-    WHERE r.submission_id = ANY(%(submission_ids)s) AND {benign}
+    WHERE {scope} AND {benign}
       AND jsonb_typeof(t.violations) = 'array'
     GROUP BY {group}, v.rule
 """
 
 
-def trace_rollups_insert() -> list[sql.Composed]:
+def trace_rollups_insert(*, by_model: bool = False) -> list[sql.Composed]:
     """Both rollups of some submissions' traces (parameter `submission_ids`)."""
-    group = sql.SQL(_GROUP)
+    parts = {
+        "group": sql.SQL(_GROUP), "benign": benign_run("r"),
+        "scope": rollup_scope("r", by_model=by_model),
+    }  # fmt: skip
     return [
-        sql.SQL(_FIGURES).format(
-            table=sql.Identifier(TRACE_TABLES[0]), group=group, benign=benign_run("r")
-        ),
-        sql.SQL(_VIOLATIONS).format(
-            table=sql.Identifier(TRACE_TABLES[1]), group=group, benign=benign_run("r")
-        ),
+        sql.SQL(_FIGURES).format(table=sql.Identifier(TRACE_TABLES[0]), **parts),
+        sql.SQL(_VIOLATIONS).format(table=sql.Identifier(TRACE_TABLES[1]), **parts),
     ]
 
 
-def trace_rollups_delete() -> list[sql.Composed]:
+def trace_rollups_delete(*, by_model: bool = False) -> list[sql.Composed]:
     """Both rollups' rows of some submissions (parameter `submission_ids`)."""
     return [
-        sql.SQL("DELETE FROM {} WHERE submission_id = ANY(%(submission_ids)s)").format(
-            sql.Identifier(table)
+        sql.SQL("DELETE FROM {} WHERE {}").format(
+            sql.Identifier(table), rollup_scope(by_model=by_model)
         )
         for table in TRACE_TABLES
     ]

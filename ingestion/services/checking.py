@@ -63,6 +63,14 @@ class BundleCheck:
             "duplicate_of": self.duplicate_of, "added": self.added,
         }  # fmt: skip
 
+    @classmethod
+    def from_json(cls, data: dict) -> BundleCheck:
+        """The check to_json wrote (a dry run's stored result)."""
+        names = {"error_count", "runs", "sessions", "harness", "suites", "models",
+                 "held_for_review", "warnings", "nothing_new", "duplicate_of", "added"}  # fmt: skip
+        errors = [BundleError.from_json(error) for error in data.get("errors", [])]
+        return cls(errors=errors, **{name: data[name] for name in names if name in data})
+
 
 class _RollBack(Exception):
     """Leaves the dry run's transaction with what it found: everything is undone."""

@@ -68,6 +68,16 @@ def copy_statement(table: str, columns: Sequence[str]) -> sql.Composed:
     )
 
 
+def copy_text_write(table: str, columns: Sequence[str], lines: Sequence[str]) -> None:
+    """COPY rows already formatted as COPY text (one a line, without newlines), as one
+    buffer, finished before it returns."""
+    if not lines:
+        return
+    data = ("\n".join(lines) + "\n").encode()
+    with connection.cursor() as cursor, cursor.cursor.copy(copy_statement(table, columns)) as copy:
+        copy.write(data)
+
+
 class OpenCopy:
     """A COPY into `table` that stays open between batches of formatted rows.
 

@@ -10,29 +10,41 @@ rival's harness (and so exclude its runs as conflicted) or claim its next versio
 
 A name whose maintainers' rows hold only withdrawn submissions (a rejected bundle never
 leaves a claim behind: its transaction is rolled back) is released: the next account
-to upload it claims it. See docs/decisions.md.
+to publish it claims it. See docs/decisions.md.
+
+A bundle held for review (an uploader not yet trusted, services/trust.py) changes
+nothing public: it claims no name, releases none and applies no metadata. Its runs wait
+in the uploader's own row, its harness metadata in its stored manifest; approval
+(`submission_harness_publish`) decides ownership as a published bundle's is decided
+then, and rejection leaves everything as it was.
 """
 
 from __future__ import annotations
 
+import msgspec
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from ingestion.bundles import BundleError, BundleRejected
 from ingestion.bundles.schema import Harness as HarnessSpec
 from ingestion.evidence import EvidenceCause, evidence_changed_announce
-from ingestion.models import Harness, HarnessOwner, Person, Run, Submission
+from ingestion.models import Harness, HarnessOwner, Run, Submission
+from ingestion.services.people import people_ensure
 from ingestion.services.rollups import rollups_rebuild
 
 MANIFEST = "manifest.json"
 
 
 @transaction.atomic
-def harness_register(*, spec: HarnessSpec, uploader) -> Harness:
+def harness_register(*, spec: HarnessSpec, uploader, held: bool = False) -> Harness:
     """The harness row a bundle's runs go to; raises BundleRejected with a named error.
 
     Runs in the ingest's transaction: a rejected bundle leaves no claim and no row.
+    `held`: the bundle waits for review, and its runs go to a row that changes nothing
+    public (`_held_harness`).
     """
+    if held:
+        return _held_harness(spec, uploader)
     ownership = _ownership_for(spec.name, uploader)
     if ownership.is_maintainer(uploader):
         harness = _maintained_harness(spec, ownership)
@@ -43,6 +55,69 @@ def harness_register(*, spec: HarnessSpec, uploader) -> Harness:
             "harness.minimal_baseline", "only staff may submit runs of the Minimal baseline harness"
         )
     return harness
+
+
+def _held_harness(spec: HarnessSpec, uploader) -> Harness:
+    """The uploader's own row of this version, for a bundle held for review.
+
+    A rival of a name held by others is judged as at publication (its metadata may
+    restate, never change, theirs). Anyone else's metadata (a maintainer's, a claimant's
+    of a free or released name) is kept in the submission's manifest until approval:
+    only the maintainer names are checked now, so an unknown one is refused at once.
+    """
+    if spec.minimal_baseline and not uploader.is_staff:
+        _reject(
+            "harness.minimal_baseline", "only staff may submit runs of the Minimal baseline harness"
+        )
+    ownership = HarnessOwner.objects.filter(name=spec.name).first()
+    if ownership is not None:
+        _share_lock(ownership)  # a release decides against committed rows only
+        if not ownership.is_maintainer(uploader) and not _is_released(spec.name):
+            return _independent_harness(spec, uploader)
+    if spec.maintainers is not None:
+        _accounts(spec.maintainers, exclude=uploader.pk)
+    original = Harness.objects.maintained().filter(name=spec.name, version=spec.version).first()
+    minimal = original.minimal_baseline if original else spec.minimal_baseline
+    return _independent_row(
+        original or Harness(name=spec.name, version=spec.version, minimal_baseline=minimal),
+        uploader,
+    )
+
+
+@transaction.atomic
+def submission_harness_publish(*, submission: Submission) -> list[int]:
+    """Give an approved submission the harness row its manifest earns now, as if it were
+    published at this moment: the name claimed or released, its metadata applied, its
+    runs moved to the row (and their rollups rebuilt) if that is another. Returns the
+    rows whose evidence changed.
+
+    Raises BundleRejected (a named error of its manifest) when it may no longer be
+    published as it stands: the name has other maintainers since, whose metadata it
+    would change. The caller (the moderator's approval) refuses the approval then.
+    """
+    if submission.harness_id is None or not submission.manifest.get("harness"):
+        return [submission.harness_id] if submission.harness_id else []
+    spec = msgspec.convert(submission.manifest["harness"], HarnessSpec)
+    held = submission.harness
+    harness = harness_register(spec=spec, uploader=submission.uploader)
+    if harness.pk == held.pk:
+        return [harness.pk]
+    _duplicates_refuse(submission, harness)
+    Run.objects.filter(submission=submission).update(harness=harness)
+    Submission.objects.filter(pk=submission.pk).update(harness=harness)
+    submission.harness = harness
+    rollups_rebuild(submission_ids=[submission.pk])
+    return [held.pk, harness.pk]
+
+
+def _duplicates_refuse(submission: Submission, harness: Harness) -> None:
+    """Refuse the move when the row holds some of its trials already (their source ids)."""
+    keys = Run.objects.filter(submission=submission).exclude(source_key="").values("source_key")
+    if Run.objects.filter(harness=harness, source_key__in=keys).exists():
+        _reject(
+            "harness.name",
+            f"{harness} holds some of these trials already (stored since this upload)",
+        )
 
 
 def _ownership_for(name: str, uploader) -> HarnessOwner:
@@ -126,7 +201,7 @@ def _maintained_harness(spec: HarnessSpec, ownership: HarnessOwner) -> Harness:
     # Contributors only ever grow: leaving a name out of a later manifest must not
     # hide a conflict of interest. Admins correct mistakes at the source.
     known = set(harness.contributors.values_list("handle", flat=True))
-    people = [Person.objects.get_or_create(handle=h)[0] for h in spec.contributors]
+    people = people_ensure(handles=spec.contributors)
     harness.contributors.add(*people)
     if created or set(spec.contributors) - known:
         # Independent runs of this version are judged with these contributors.

@@ -23,6 +23,7 @@ import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import BinaryIO
 
@@ -181,6 +182,12 @@ def upload_spooled(*, upload: Upload, native: NativeSource | None = None) -> Ite
         stored.unlink(missing_ok=True)
 
 
+def upload_kept(upload: Upload) -> Path:
+    """The upload (a file or bytes) as a temporary file under ARENA_UPLOAD_DIR, the size
+    limit enforced (UploadTooLarge, nothing kept); the caller moves or removes it."""
+    return _store_upload(upload)[0]
+
+
 def _store_upload(upload: Upload, key: bytes = b"") -> tuple[Path, str, int]:
     """Stream the upload to a temporary file, hashing it and enforcing the size limit.
 
@@ -190,18 +197,44 @@ def _store_upload(upload: Upload, key: bytes = b"") -> tuple[Path, str, int]:
     limit = settings.ARENA_MAX_UPLOAD_BYTES
     digest, size = hashlib.sha256(key), 0
     fd, name = tempfile.mkstemp(dir=upload_dir(), suffix=".part")
-    with _as_stream(upload) as source, os.fdopen(fd, "wb") as target:
-        while chunk := source.read(CHUNK_BYTES):
-            size += len(chunk)
-            if size > limit:
-                target.close()
-                os.unlink(name)
-                raise UploadTooLarge(
-                    f"upload is larger than the limit of {limit:,} bytes (ARENA_MAX_UPLOAD_BYTES)"
-                )
-            digest.update(chunk)
-            target.write(chunk)
+    try:
+        with _as_stream(upload) as source, os.fdopen(fd, "wb") as target:
+            while chunk := source.read(CHUNK_BYTES):
+                size += len(chunk)
+                if size > limit:
+                    raise UploadTooLarge(
+                        f"upload is larger than the limit of {limit:,} bytes (ARENA_MAX_UPLOAD_BYTES)"
+                    )
+                digest.update(chunk)
+                target.write(chunk)
+    except BaseException:  # over a limit (or the client went away): nothing is kept
+        Path(name).unlink(missing_ok=True)
+        raise
     return Path(name), digest.hexdigest(), size
+
+
+class _CappedJsonBody:
+    """A JSON bundle's request body, refused (UploadTooLarge) once past the one-document
+    cap while it streams to disk: the worker parses it whole, so nothing larger is
+    kept (archives stream their records and take the upload limit instead)."""
+
+    def __init__(self, stream: BinaryIO, cap: int):
+        self._stream, self._cap, self._read = stream, cap, 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._stream.read(n)
+        self._read += len(data)
+        if self._read > self._cap:
+            raise UploadTooLarge(
+                f"a JSON bundle is larger than the limit of {self._cap:,} bytes for one JSON"
+                " document (ARENA_MAX_LINE_BYTES); send a .tar.gz or .zip instead"
+            )
+        return data
+
+
+def json_body(stream: BinaryIO) -> BinaryIO:
+    """The body of a JSON bundle, as `submission_receive` takes it, held to its cap."""
+    return _CappedJsonBody(stream, settings.ARENA_MAX_LINE_BYTES)  # type: ignore[return-value]
 
 
 def _as_stream(upload: Upload):
@@ -272,6 +305,16 @@ class NativeSource:
         if not params["run_config"]:
             del params["run_config"]
         return params
+
+    @classmethod
+    def from_fields(cls, native_format: str, native_params: dict) -> NativeSource:
+        """The source `fields()` recorded (on a submission or a dry run)."""
+        known = {f.name for f in dataclass_fields(cls)} - {"format"}
+        params = {name: value for name, value in native_params.items() if name in known}
+        params["contributors"] = tuple(params.get("contributors", ()))
+        if params.get("task_ids") is not None:
+            params["task_ids"] = tuple(params["task_ids"])
+        return cls(format=native_format, **params)
 
     def fields(self) -> dict:
         """The Submission fields that record it."""

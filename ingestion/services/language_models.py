@@ -72,6 +72,23 @@ _SPELLINGS_ADD = sql.SQL(
     WHERE m.id = added.id AND NOT m.listed AND NOT m.aliases @> added.spellings
     """
 ).format(table=sql.Identifier(LanguageModel._meta.db_table))
+# The merge's locks: the source row FOR UPDATE, the target's FOR KEY SHARE (_pair_lock).
+_LOCK_UPDATE, _LOCK_KEY_SHARE = (
+    sql.SQL("SELECT 1 FROM {table} WHERE id = %s {mode}").format(
+        table=sql.Identifier(LanguageModel._meta.db_table), mode=sql.SQL(mode)
+    )
+    for mode in ("FOR UPDATE", "FOR KEY SHARE")
+)
+# A merge's spellings added to the target's aliases (never its own name), in one statement.
+_ALIASES_ADD = sql.SQL(
+    """
+    UPDATE {table} SET aliases = ARRAY(
+        SELECT DISTINCT spelling FROM unnest(aliases || %s::varchar[]) AS spelling
+        WHERE spelling <> %s ORDER BY spelling
+    )
+    WHERE id = %s RETURNING aliases
+    """
+).format(table=sql.Identifier(LanguageModel._meta.db_table))
 
 
 def model_ids_resolve(names: Iterable[str]) -> dict[str, int]:
@@ -245,19 +262,21 @@ def models_merge(*, source: LanguageModel, target: LanguageModel) -> int:
     share a task and trial, as runs of two spellings always could; the boards count
     runs, never deduplicate them by trial (the duplicate rule is the source id).
 
+    Only the merged groups are rebuilt: the two models' rollups in the submissions that
+    hold `source`'s runs, each submission once, so a merge costs what its runs cost.
+
     The board entries of `source` on the snapshot on show stay (their model column has
     no constraint, and carries the name) until the recompute announced here, in this
     transaction, replaces them with `target`'s.
     """
     source, target = _pair_lock(source, target)
-    moved = Run.objects.filter(model=source)
+    moved = Run.objects.filter(model=source).order_by()  # no ordering in the DISTINCTs
     harness_ids = set(moved.values_list("harness_id", flat=True).distinct())
     submission_ids = list(moved.values_list("submission_id", flat=True).distinct())
     runs = moved.update(model=target)
-    rollups_rebuild(submission_ids=submission_ids)
+    rollups_rebuild(submission_ids=submission_ids, model_ids=[source.pk, target.pk])
     sessions = Session.objects.filter(model=source).update(model=target)
-    target.aliases = sorted({*target.aliases, source.name, *source.aliases} - {target.name})
-    target.save(update_fields=["aliases"])
+    _aliases_add(target, [source.name, *source.aliases])
     source.delete()
     label = f"model {source.name} merged into {target.name}"
     evidence_changed_announce(
@@ -269,12 +288,25 @@ def models_merge(*, source: LanguageModel, target: LanguageModel) -> int:
     return runs + sessions
 
 
+def _aliases_add(target: LanguageModel, spellings: list[str]) -> None:
+    """Add spellings to the target's aliases in one statement, from the row as it is
+    then: the target's row lock is taken only here, at the end of the merge."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ALIASES_ADD, [spellings, target.name, target.pk])
+        (target.aliases,) = cursor.fetchone()
+
+
 def _pair_lock(source: LanguageModel, target: LanguageModel) -> tuple[LanguageModel, LanguageModel]:
-    """Both rows as they are, locked FOR UPDATE in id order (two merges never deadlock).
+    """Both rows as they are, in id order (two merges never deadlock): the source FOR
+    UPDATE (it is deleted), the target only FOR KEY SHARE, so that it stays while
+    ingests of it (their foreign keys take the same lock) go on during the rebuild.
 
     Refused (ValidationError) when either is gone: merged or deleted meanwhile."""
-    rows = LanguageModel.objects.select_for_update().filter(pk__in=[source.pk, target.pk])
-    locked = {model.pk: model for model in rows.order_by("pk")}
+    for pk in sorted({source.pk, target.pk}):
+        with connection.cursor() as cursor:
+            cursor.execute(_LOCK_UPDATE if pk == source.pk else _LOCK_KEY_SHARE, [pk])
+    # Read once both are locked: as they are now, not as the caller last saw them.
+    locked = LanguageModel.objects.in_bulk([source.pk, target.pk])
     if source.pk not in locked or target.pk not in locked:
         raise ValidationError(f"{source.name} or {target.name} no longer exists")
     return locked[source.pk], locked[target.pk]

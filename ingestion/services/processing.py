@@ -48,7 +48,7 @@ from ingestion.services.harness_owners import harness_register
 from ingestion.services.rollups import rollups_write
 from ingestion.services.session_growth import growth_record
 from ingestion.services.storage import upload_path
-from ingestion.services.traces import run_traces_write
+from ingestion.services.traces import trace_lines_for_ingest, trace_rollups_write
 from ingestion.services.trust import uploader_is_trusted
 from ingestion.services.verification import (
     bundle_verification_check,
@@ -83,6 +83,8 @@ GAVE_UP_PREFIX = "gave up after "
 _LOCKS_HELD = sql.SQL(
     "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
     " AND objsubid = 2 AND granted"
+    # pg_locks lists every database's locks: another database's ingest is not this one's.
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 )
 _LOCK_TRY = sql.SQL("SELECT pg_try_advisory_lock(%s, %s)")
 _UNLOCK = sql.SQL("SELECT pg_advisory_unlock(%s, %s)")
@@ -191,6 +193,14 @@ def submission_mark_enqueued(*, submission_id: int) -> None:
     """Record that its ingest task is being sent (the sweep then waits before sending
     another). Database time, comparable with the `started_at` its claim records."""
     Submission.objects.filter(pk=submission_id).update(enqueued_at=Now())
+
+
+def submission_mark_unsent(*, submission_id: int) -> None:
+    """Record that its ingest task never reached the broker: the sweep sends it at once
+    (a waiting period protects only a copy that is in the queue)."""
+    Submission.objects.filter(pk=submission_id, status=Submission.Status.QUEUED).update(
+        enqueued_at=None
+    )
 
 
 def submissions_abandoned() -> list[int]:
@@ -333,7 +343,7 @@ def bundle_write(
         path, limits=bundle_limits(), name=submission.original_name or "upload"
     ) as bundle:
         # A signature that can never count refuses the bundle before a row is written.
-        verification = bundle_verification_check(bundle=bundle)
+        verification = bundle_verification_check(bundle=bundle, uploader=submission.uploader)
         harness = _harness_for(bundle, submission) if bundle.has_runs else None
         submission.manifest = msgspec.to_builtins(bundle.manifest)
         submission.notes = bundle.manifest.notes or ""
@@ -347,17 +357,23 @@ def bundle_write(
 
 
 def _harness_for(bundle, submission: Submission) -> Harness:
-    # Ownership decides the row: the maintainers' own, or an independent run's.
-    return harness_register(spec=bundle.manifest.harness, uploader=submission.uploader)
+    # Ownership decides the row: the maintainers' own, or an independent run's; a bundle
+    # held for review goes to its uploader's own row until approval.
+    uploader = submission.uploader
+    held = not uploader_is_trusted(uploader)
+    return harness_register(spec=bundle.manifest.harness, uploader=uploader, held=held)
 
 
 def _write_runs(
     bundle, submission: Submission, harness: Harness, progress: ProgressCallback | None
 ) -> int:
+    # The trace statements first (a registry load waits from here to the commit), so
+    # each run's trace is scored as it is written: no second reading of the runs.
+    traces = trace_lines_for_ingest()
     task_pks = Task.objects.approved_lookup()
     writer = RunWriter(
         submission_id=submission.pk, harness_id=harness.pk, read_trajectory=bundle.read_trajectory,
-        uploader_id=submission.uploader_id,
+        uploader_id=submission.uploader_id, traces=traces,
     )  # fmt: skip
     suites = set(Suite.objects.values_list("slug", "version"))
     records = bundle.iter_runs(
@@ -375,7 +391,8 @@ def _write_runs(
         return writer.count
     # In the COPY's transaction: the boards never see runs without their rollups.
     rollups_write(submission_ids=[submission.pk])
-    run_traces_write(submission_ids=[submission.pk])
+    if traces is not None and traces.scored:
+        trace_rollups_write(submission_ids=[submission.pk])
     return writer.count
 
 

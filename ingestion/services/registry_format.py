@@ -16,6 +16,7 @@ from collections import Counter
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from ingestion.aggregate_boards import CATEGORY_PREFIX, reserved_suite_slug
 from ingestion.bundles.limits import HORIZON_MODES
 from ingestion.bundles.run_config import run_config_check
 from ingestion.services.registry_fields import (
@@ -64,6 +65,11 @@ def registry_problems(data: Any) -> list[str]:
     for i, suite in _objects(data, "suites"):
         where = f"suites[{i}]{_label(suite, 'slug', 'version')}"
         problems += _object_problems(where, suite, SUITE_FIELDS)
+        if isinstance(suite.get("slug"), str) and reserved_suite_slug(suite["slug"]):
+            problems.append(
+                f'{where}: "slug" may not be "{CATEGORY_PREFIX.rstrip("-")}" nor begin with'
+                f' "{CATEGORY_PREFIX}" (the category boards\' slugs)'
+            )
         spec = _trace_spec(where, suite, problems)
         for j, task in _objects(suite, "tasks"):
             task_where = f"{where} tasks[{j}]{_label(task, 'task_id')}"

@@ -43,13 +43,18 @@ def verifier_key_lookup(name: str) -> VerifierKey | None:
     return VerifierKey(name=verifier.name, public_key=verifier.public_key, active=verifier.active)
 
 
-def bundle_verification_check(*, bundle: Bundle) -> PendingVerification | None:
+def bundle_verification_check(*, bundle: Bundle, uploader) -> PendingVerification | None:
     """None for a bundle without verification.json (Self-reported); else its statement,
-    signed by an active registered verifier. Raises BundleRejected with a named error."""
+    signed by an active registered verifier for this uploader and the manifest's harness.
+    Raises BundleRejected with a named error."""
     statement = bundle.verification()
     if statement is None:
         return None
-    key = check_statement(statement, present=bundle.signed_files(), lookup=verifier_key_lookup)
+    harness = bundle.manifest.harness
+    key = check_statement(
+        statement, present=bundle.signed_files(), lookup=verifier_key_lookup,
+        account=uploader.get_username(), harness=harness.name if harness else "",
+    )  # fmt: skip
     return PendingVerification(statement=statement, verifier=Verifier.objects.get(name=key.name))
 
 

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 import msgspec
 from django.db import connection
@@ -30,6 +31,7 @@ from ingestion.services.copy_text import (
     copy_json,
     copy_moment,
     copy_number,
+    copy_text_write,
 )
 from ingestion.services.language_models import model_ids_resolve
 from ingestion.services.session_growth import (
@@ -60,6 +62,15 @@ SESSION_COLUMNS = (
 )  # fmt: skip
 TURN_COLUMNS = ("id", "session_id", "position", "role", "text", "labels", "label_source", "extra")
 CALL_COLUMNS = ("turn_id", "position", "tool", "arguments", "exit_code")
+
+
+class TraceLines(Protocol):
+    """A run's trace row in COPY text after its run id (services/traces.py), or None."""
+
+    table: str
+    columns: Sequence[str]
+
+    def line(self, task_id: int, trajectory: list | None) -> str | None: ...
 
 
 def copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
@@ -151,10 +162,19 @@ class RunWriter:
     `duplicates` names every one (the caller rejects the bundle), unless every run is
     one the uploader stored before as it is (same task, model and outcome): nothing new,
     and `same_from` counts them by the submission holding them.
+
+    With `traces` (services/traces.py), each run's trace is scored from the trajectory
+    being formatted for its row, and the batch's traces are COPYed with it.
     """
 
     def __init__(
-        self, *, submission_id: int, harness_id: int, read_trajectory, uploader_id: int
+        self,
+        *,
+        submission_id: int,
+        harness_id: int,
+        read_trajectory,
+        uploader_id: int,
+        traces: TraceLines | None = None,
     ) -> None:
         self.submission_id = submission_id
         self.harness_id = harness_id
@@ -163,7 +183,8 @@ class RunWriter:
         self.read_trajectory = read_trajectory
         self._prefix, self._harness = str(submission_id), str(harness_id)
         # Open between batches: the server stores one while the next is validated.
-        self._copy = OpenCopy("ingestion_run", RUN_COLUMNS)
+        self._copy = OpenCopy("ingestion_run", ("id", *RUN_COLUMNS))
+        self.traces = traces
         self.models = ModelIds()
         self.pending: list[RunRecord] = []
         self.count = 0
@@ -195,13 +216,13 @@ class RunWriter:
         self.pending = []
 
     def _store(self, records: list[RunRecord]) -> None:
-        # Formatted while the server still stores the last batch, when every model name
-        # is known already (no query needed); a trajectory file is read only once the
-        # batch is known to have no duplicates, as before.
+        # Formatted (and their traces scored) while the server still stores the last
+        # batch, when every model name is known already (no query needed); a trajectory
+        # file is read only once the batch is known to have no duplicates, as before.
         names = {r.model for r in records}
         known = self.models.ids.keys() >= names
-        lines = (
-            [r if isinstance(r.trajectory, str) else self._line(r) for r in records]
+        rows = (
+            [r if isinstance(r.trajectory, str) else self._row(r) for r in records]
             if known
             else records
         )
@@ -211,9 +232,22 @@ class RunWriter:
             return
         if not known:
             self.models.resolve(names)
-        lines = [line if isinstance(line, str) else self._line(line) for line in lines]
-        lines.append("")  # every row ends with a newline
-        self._copy.send("\n".join(lines).encode())
+        rows = [row if isinstance(row, tuple) else self._row(row) for row in rows]
+        # The runs' ids are taken first, so their traces can point at them in COPY.
+        numbered = list(zip(reserve_ids("ingestion_run", len(rows)), rows, strict=True))
+        if self.traces is not None:
+            traces = [f"{pk}\t{trace}" for pk, (_, trace) in numbered if trace is not None]
+            copy_text_write(self.traces.table, self.traces.columns, traces)
+        self._copy.send("".join([f"{pk}\t{line}\n" for pk, (line, _) in numbered]).encode())
+
+    def _row(self, r: RunRecord) -> tuple[str, str | None]:
+        """The run's row and its trace's (None: it gets none), both in COPY text
+        without their leading id and newline: one reading of its trajectory."""
+        trajectory = r.trajectory
+        if isinstance(trajectory, str):
+            trajectory = self.read_trajectory(trajectory)
+        trace = self.traces.line(r.task_pk, trajectory) if self.traces is not None else None
+        return self._line(r, trajectory), trace
 
     def _find_duplicates(self, records: list[RunRecord]) -> None:
         by_source = {r.source_id: r for r in records if r.source_id}
@@ -232,12 +266,9 @@ class RunWriter:
             )
             self.duplicates.add("runs.jsonl", r.line, "source_id", message)
 
-    def _line(self, r: RunRecord) -> str:
+    def _line(self, r: RunRecord, trajectory: list | None) -> str:
         """The run's row in COPY text format, in RUN_COLUMNS order (without newline)."""
         tokens, checkpoints = r.tokens, r.checkpoints
-        trajectory = r.trajectory
-        if isinstance(trajectory, str):
-            trajectory = self.read_trajectory(trajectory)
         return "\t".join((
             self._prefix, copy_field(r.run_id), self._harness, str(self.models[r.model]),
             str(r.task_pk), str(r.trial), copy_field(r.outcome), copy_field(r.infra_error or ""),

@@ -31,7 +31,7 @@ from typing import Literal
 
 from ingestion.traces.calls import Call
 from ingestion.traces.figures import FIGURE_KEYS
-from ingestion.traces.pairing import Pair, argument_accuracy, matches_with_arguments, pairs_find
+from ingestion.traces.pairing import Checker, Pair, argument_accuracy, checker, pairs_find
 from ingestion.traces.spec import ReferenceCall, TraceSpec
 
 Predicate = Callable[[Call, ReferenceCall], bool]
@@ -67,14 +67,15 @@ def trajectory_score(
     effective = [c for c in calls if c.tool not in spec.ignored_tools and not c.failed]
     ref_indices = [i for i, r in enumerate(reference) if r.tool not in spec.ignored_tools]
     ref_effective = [reference[i] for i in ref_indices]
-    pairs = pairs_find(effective, ref_effective, spec)
-    figures = _figures(effective, ref_effective, spec, pairs, "")
+    check = checker(spec)
+    pairs = pairs_find(effective, ref_effective, spec, check)
+    figures = _figures(effective, ref_effective, check, pairs, "")
     write_calls = [c for c in effective if spec.is_write(c.tool)]
     write_refs = [r for r in ref_effective if r.write]
-    write_pairs = pairs_find(write_calls, write_refs, spec)
+    write_pairs = pairs_find(write_calls, write_refs, spec, check)
     # Defined on a task whose reference writes nothing too: there, writing nothing is
     # the right path (τ-bench's refusals and transfers) and any write a wrong one.
-    figures |= _figures(write_calls, write_refs, spec, write_pairs, "write_")
+    figures |= _figures(write_calls, write_refs, check, write_pairs, "write_")
     ignored = sum(c.tool in spec.ignored_tools for c in calls)
     return TrajectoryScore(
         figures={key: figures[key] for key in FIGURE_KEYS},  # in the table's order
@@ -89,28 +90,29 @@ def trajectory_score(
 def _figures(
     calls: Sequence[Call],
     reference: Sequence[ReferenceCall],
-    spec: TraceSpec,
+    check: Checker,
     pairs: Sequence[Pair],
     prefix: str,
 ) -> dict[str, float | None]:
-    figures: dict[str, float | None] = dict(_selection(calls, reference))
+    common = _common_names(calls, reference)
+    figures: dict[str, float | None] = dict(_selection(common, len(calls), len(reference)))
 
     def with_arguments(call: Call, ref: ReferenceCall) -> bool:
-        return matches_with_arguments(call, ref, spec)
+        return call.tool == ref.tool and check(call, ref).all_match
 
-    for suffix, predicate in (("names", _same_name), ("args", with_arguments)):
-        for variant, passed in _variants(calls, reference, predicate).items():
+    by_name = _name_variants(calls, reference, common)
+    by_arguments = _variants(calls, reference, with_arguments)
+    for suffix, variants in (("names", by_name), ("args", by_arguments)):
+        for variant, passed in variants.items():
             figures[f"{variant}_{suffix}"] = 1.0 if passed else 0.0
     figures["argument_accuracy"] = argument_accuracy(pairs)
     return {prefix + key: value for key, value in figures.items()}
 
 
-def _same_name(call: Call, ref: ReferenceCall) -> bool:
-    return call.tool == ref.tool
-
-
-def _selection(calls: Sequence[Call], reference: Sequence[ReferenceCall]) -> dict[str, float]:
-    """Precision, recall and F1 over tool names as multisets."""
+def _common_names(calls: Sequence[Call], reference: Sequence[ReferenceCall]) -> int:
+    """How many tool names calls and reference share, counted as multisets: also the
+    size of a maximum matching by name (each tool's calls can take any of its reference
+    calls, so the matching is the sum over tools of the smaller count)."""
     remaining: dict[str, int] = {}
     for ref in reference:
         remaining[ref.tool] = remaining.get(ref.tool, 0) + 1
@@ -119,12 +121,38 @@ def _selection(calls: Sequence[Call], reference: Sequence[ReferenceCall]) -> dic
         if remaining.get(call.tool, 0) > 0:
             remaining[call.tool] -= 1
             common += 1
+    return common
+
+
+def _selection(common: int, calls: int, reference: int) -> dict[str, float]:
+    """Precision, recall and F1 over tool names as multisets."""
     # No calls: perfect precision only when nothing was expected either.
-    precision = common / len(calls) if calls else float(not reference)
-    recall = common / len(reference) if reference else 1.0
+    precision = common / calls if calls else float(not reference)
+    recall = common / reference if reference else 1.0
     total = precision + recall
     f1 = 2 * precision * recall / total if total else 0.0
     return {"tool_precision": precision, "tool_recall": recall, "tool_f1": f1}
+
+
+def _name_variants(
+    calls: Sequence[Call], reference: Sequence[ReferenceCall], matched: int
+) -> dict[str, bool]:
+    """`_variants` by tool name, with the matching's size given (`_common_names`)."""
+    tools = [call.tool for call in calls]
+    wanted = [ref.tool for ref in reference]
+    return {
+        "exact": tools == wanted,
+        "in_order": _is_subsequence(wanted, tools),
+        "any_order": matched == len(reference),
+        "same_calls": matched == len(reference) == len(calls),
+        "no_extras": matched == len(calls),
+    }
+
+
+def _is_subsequence(wanted: list[str], tools: list[str]) -> bool:
+    # The earliest match each time, as _in_order takes it.
+    found = iter(tools)
+    return all(any(tool == name for tool in found) for name in wanted)
 
 
 def _variants(

@@ -14,7 +14,7 @@ lacks is one more compared argument, not matching.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ingestion.traces.calls import Call
@@ -58,6 +58,25 @@ def matches_with_arguments(call: Call, reference: ReferenceCall, spec: TraceSpec
     return call.tool == reference.tool and arguments_check(call, reference, spec).all_match
 
 
+Checker = Callable[[Call, ReferenceCall], ArgumentCheck]
+
+
+def checker(spec: TraceSpec) -> Checker:
+    """`arguments_check` under the spec, each (call, reference call) compared once: one
+    run's figures, pairs and write-only figures ask about the same pairs again."""
+    memo: dict[tuple[int, int], ArgumentCheck] = {}
+
+    def check(call: Call, reference: ReferenceCall) -> ArgumentCheck:
+        # By identity: the objects of one run's scoring, alive while it lasts.
+        key = (id(call), id(reference))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = arguments_check(call, reference, spec)
+        return found
+
+    return check
+
+
 @dataclass(frozen=True)
 class Pair:
     reference: int  # index into the reference sequence given
@@ -66,9 +85,13 @@ class Pair:
 
 
 def pairs_find(
-    calls: Sequence[Call], reference: Sequence[ReferenceCall], spec: TraceSpec
+    calls: Sequence[Call],
+    reference: Sequence[ReferenceCall],
+    spec: TraceSpec,
+    check_with: Checker | None = None,
 ) -> list[Pair]:
     """The pairing rule, over the sequences given (effective calls, effective reference)."""
+    compare = check_with or (lambda call, ref: arguments_check(call, ref, spec))
     taken: set[int] = set()
     pairs = []
     for ref_index, ref in enumerate(reference):
@@ -76,7 +99,7 @@ def pairs_find(
         for call_index, call in enumerate(calls):
             if call_index in taken or call.tool != ref.tool:
                 continue
-            check = arguments_check(call, ref, spec)
+            check = compare(call, ref)
             # Strictly more only: on a tie the earlier call, already held, stays.
             if best is None or check.matching > best.check.matching:
                 best = Pair(ref_index, call_index, check)

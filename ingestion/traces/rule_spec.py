@@ -14,11 +14,12 @@ Kinds (every kind has `id`, `title`, optional `source`, the policy sentence it c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from referencing import Registry
 
 from ingestion.traces.validate import (
     SLUG,
@@ -61,6 +62,14 @@ class Rule:
     before: frozenset[str] = frozenset()  # required_before
     max: int = 0  # max_calls, max_calls_per_turn
     schema: dict | None = None  # argument_schema
+    # The schema's validator, built once here rather than once per run checked.
+    validator: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind == "argument_schema" and self.validator is None:
+            # An empty registry: a remote $ref is unresolvable, never fetched at ingest.
+            validator = Draft202012Validator(self.schema or {}, registry=Registry())
+            object.__setattr__(self, "validator", validator)
 
 
 def rules_parse(data: Any, where: str) -> tuple[Rule, ...]:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
-from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from ingestion.traces.calls import Call
@@ -79,11 +78,9 @@ def _max_calls_per_turn(rule: Rule, calls: list[Call]) -> Iterator[Violation]:
 
 
 def _argument_schema(rule: Rule, calls: list[Call]) -> Iterator[Violation]:
-    # An empty registry: a remote $ref is unresolvable, never fetched at ingest.
-    validator = Draft202012Validator(rule.schema or {}, registry=Registry())
     for call in calls:
         if call.tool == rule.tool:
-            problem = _schema_problem(validator, call.arguments)
+            problem = _schema_problem(rule.validator, call.arguments)
             if problem is not None:
                 yield Violation(
                     rule.id, call.position, f"arguments of {call.tool!r} fail the schema: {problem}"
@@ -93,6 +90,8 @@ def _argument_schema(rule: Rule, calls: list[Call]) -> Iterator[Violation]:
 def _schema_problem(validator: Draft202012Validator, arguments: dict) -> str | None:
     """The first failing path and why, briefly; None when the arguments pass."""
     try:
+        if validator.is_valid(arguments):  # the common case: no error to sort
+            return None
         errors = sorted(validator.iter_errors(arguments), key=_error_order)
     except Unresolvable as error:  # a $ref the schema cannot resolve offline
         return f"the schema's reference {str(error.ref)[:MESSAGE_VALUE_CHARS]!r} is unresolvable"

@@ -12,6 +12,7 @@ from leaderboard.admin import (
     label_sample,
     pending,
     review,
+    session_conflicts,
     submissions,
 )
 
@@ -22,5 +23,6 @@ __all__ = [
     "label_sample",
     "pending",
     "review",
+    "session_conflicts",
     "submissions",
 ]

@@ -10,8 +10,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
-from rest_framework.authtoken.models import Token
 
+from ingestion.models import ApiToken
 from ingestion.services.trust import TRUSTED_GROUP
 from leaderboard.admin.actions import reason_action_each
 from leaderboard.moderation.accounts import (
@@ -46,7 +46,7 @@ class SubmitterAdmin(UserAdmin):
             .get_queryset(request)
             .annotate(
                 submission_total=Count("submissions"),
-                token_present=Exists(Token.objects.filter(user=OuterRef("pk"))),
+                token_present=Exists(ApiToken.objects.filter(user=OuterRef("pk"))),
                 in_trusted_group=Exists(
                     User.groups.through.objects.filter(
                         user=OuterRef("pk"), group__name=TRUSTED_GROUP

@@ -1,8 +1,9 @@
 """The board catalogue: which benchmark boards exist, in tab order, and which aggregate
 boards a suite's board joins. Every page, the recompute and the SQL ask here.
 
-The aggregate boards themselves (Overall, Coding and their membership rule) are defined
-once in ingestion.aggregate_boards, which ingestion's registry loader reads too.
+The aggregate boards themselves (Overall, Coding and their membership rule) and the
+category boards (Overall cut by task category) are defined once in
+ingestion.aggregate_boards, which ingestion's registry loader reads too.
 """
 
 from __future__ import annotations
@@ -10,19 +11,29 @@ from __future__ import annotations
 from ingestion.aggregate_boards import (
     AGGREGATE_BOARDS,
     AGGREGATE_SLUGS,
+    CATEGORY_PREFIX,
     CODING,
     OVERALL,
+    board_category,
+    category_slug,
+    category_title,
+    is_category,
     joined_titles,
     task_boards,
 )
-from ingestion.models import Suite
+from ingestion.models import Category, Suite
 
 __all__ = [
     "AGGREGATE_SLUGS",
+    "CATEGORY_PREFIX",
     "CODING",
     "OVERALL",
+    "board_category",
     "board_definitions",
+    "board_kind",
+    "category_slug",
     "is_aggregate",
+    "is_category",
     "safety_slug",
     "safety_title",
     "suite_groups",
@@ -31,15 +42,38 @@ __all__ = [
 
 
 def is_aggregate(board_slug: str) -> bool:
-    return board_slug in AGGREGATE_SLUGS
+    """Whether the board pools several suites: Overall, Coding, or a category's board."""
+    return board_slug in AGGREGATE_SLUGS or is_category(board_slug)
+
+
+# What a board gathers, as the home page and the API name it.
+AGGREGATE, CATEGORY, SUITE = "aggregate", "category", "suite"
+
+
+def board_kind(board_slug: str) -> str:
+    if is_category(board_slug):
+        return CATEGORY
+    return AGGREGATE if board_slug in AGGREGATE_SLUGS else SUITE
 
 
 def board_definitions() -> list[tuple[str, str]]:
-    """(slug, title) of every benchmark board, in the order the tabs show them."""
+    """(slug, title) of every benchmark board, in the order the tabs show them: the
+    aggregate boards, every official suite's, then every category's that has a task on
+    Overall, by name (two queries)."""
     suites = Suite.objects.filter(official=True).order_by("pk")
-    return [(board.slug, board.title) for board in AGGREGATE_BOARDS] + [
-        (s.board_slug, f"{s.name} {s.version}") for s in suites
-    ]
+    categories = (
+        Category.objects.filter(
+            tasks__approved=True, tasks__suite__official=True, tasks__suite__in_overall=True
+        )
+        .distinct()
+        .order_by("name")
+        .values_list("name", flat=True)
+    )
+    return (
+        [(board.slug, board.title) for board in AGGREGATE_BOARDS]
+        + [(s.board_slug, f"{s.name} {s.version}") for s in suites]
+        + [(category_slug(name), category_title(name)) for name in categories]
+    )
 
 
 # A suite board's safety board (methodology "Safety under attack"): `<slug>-safety`, shown

@@ -45,15 +45,17 @@ def entry_figures(
     *,
     pass_hat_k: dict | None = None,
     published: dict[int, date] | None = None,
+    bounds: bool = True,
 ) -> dict:
     """Every published figure of one entry except rank and the Token Saving badge;
     `pass_hat_k` is its pass^k table when computed with the board's others (fresh_entries);
-    `published` the publication dates of the tasks that have one (task id -> date)."""
+    `published` the publication dates of the tasks that have one (task id -> date).
+    Without `bounds`, the pass^k and means' bounds are None (filled after the swap)."""
     if pass_hat_k is None:
-        (pass_hat_k,) = intervals.pass_k_tables([t])
+        (pass_hat_k,) = intervals.pass_k_tables([t], bounds=bounds)
     figures = {
         **_figures(t, name, pass_hat_k),
-        **intervals.mean_intervals(t),
+        **intervals.mean_intervals(t, bounds=bounds),
         **after_cutoff(t, name.about.get("knowledge_cutoff"), published or {}),
     }
     return {key: finite(value) for key, value in figures.items()}
@@ -224,17 +226,22 @@ def fresh_entries(
     totals: dict[AgentKey, AgentTotals],
     names: dict[tuple[int, int], AgentName],
     published: dict[int, date] | None = None,
+    *,
+    bounds: bool = True,
 ) -> dict[str, list[dict]]:
-    """Board slug -> entry figures (unordered) computed from run totals."""
+    """Board slug -> entry figures (unordered) computed from run totals; without
+    `bounds`, each entry's interval bounds are left for after the swap
+    (`intervals_pending`)."""
     by_board: dict[str, list[dict]] = defaultdict(list)
     # Sorted: the bootstrap batches entries, and a fixed order keeps every batch the same.
     keys = sorted(totals)
-    tables = intervals.pass_k_tables([totals[key] for key in keys])
+    tables = intervals.pass_k_tables([totals[key] for key in keys], bounds=bounds)
     for (board, harness_id, model_id), table in zip(keys, tables, strict=True):
         t = totals[(board, harness_id, model_id)]
         entry = entry_figures(
-            t, names[(harness_id, model_id)], pass_hat_k=table, published=published
+            t, names[(harness_id, model_id)], pass_hat_k=table, published=published, bounds=bounds
         )
         entry["harness_id"], entry["model_id"] = harness_id, model_id
+        entry["intervals_pending"] = not bounds
         by_board[board].append(entry)
     return by_board

@@ -81,6 +81,9 @@ class CategoryGroup:
 class SuiteGroup:
     name: str
     categories: list[CategoryGroup]
+    # The suite's slug and version: its tasks' pages are /tasks/<slug>/<version>/<id>/.
+    slug: str = ""
+    version: str = ""
 
 
 @dataclass
@@ -110,13 +113,15 @@ def run_status(outcome: str, conflict_excluded: bool) -> str:
     return "conflict" if conflict_excluded else outcome
 
 
-GridRow = tuple[str, str, str, GridCell]
+# A suite as the grid names it: (title "<name> <version>", slug, version).
+SuiteKey = tuple[str, str, str]
+GridRow = tuple[SuiteKey, str, str, GridCell]
 
 
 def group_grid(cells: Iterable[GridRow]) -> list[SuiteGroup]:
     """Nest ordered grid rows as suite → category → task → cells."""
     suites = []
-    for suite, in_suite in itertools.groupby(cells, key=lambda row: row[0]):
+    for (suite, slug, version), in_suite in itertools.groupby(cells, key=lambda row: row[0]):
         categories = []
         for category, in_category in itertools.groupby(in_suite, key=lambda row: row[1]):
             tasks = [
@@ -124,7 +129,7 @@ def group_grid(cells: Iterable[GridRow]) -> list[SuiteGroup]:
                 for task, in_task in itertools.groupby(in_category, key=lambda row: row[2])
             ]
             categories.append(CategoryGroup(category, tasks))
-        suites.append(SuiteGroup(suite, categories))
+        suites.append(SuiteGroup(suite, categories, slug, version))
     return suites
 
 

@@ -96,9 +96,11 @@ def entry_horizon(
     mode: str,
     seed: int,
     draws: int = HORIZON_DRAWS,
+    bounds: bool = True,
 ) -> dict:
     """The entry's `horizon` field: {} with fewer than MIN_TASKS counted tasks with human
-    minutes, else the fit, its interval and the chart's points (see the module)."""
+    minutes, else the fit, its interval (None bounds without `bounds`: filled after the
+    swap) and the chart's points (see the module)."""
     runs = horizon_runs(per_task, tasks)
     task_ids = [run.task_id for run in runs]
     if len(set(task_ids)) < MIN_TASKS:
@@ -108,15 +110,15 @@ def entry_horizon(
     fit = horizon_fit(
         minutes, [run.success for run in runs], weights=weights, mode=mode, task_ids=task_ids
     )
-    interval = horizon_interval(runs, mode=mode, seed=seed, draws=draws)
     return {
         "mode": mode,
         "p50": _minutes(fit.p50_minutes),
         "p80": _minutes(fit.p80_minutes),
-        "p50_low": _bound(interval.p50_low),
-        "p50_high": _bound(interval.p50_high),
-        "p80_low": _bound(interval.p80_low),
-        "p80_high": _bound(interval.p80_high),
+        **(
+            horizon_bounds(runs, mode=mode, seed=seed, draws=draws)
+            if bounds
+            else dict.fromkeys(HORIZON_BOUNDS)
+        ),
         "slope": None if math.isnan(fit.slope) else fit.slope,
         "intercept": None if math.isnan(fit.intercept) else fit.intercept,
         "tasks": fit.n_tasks,
@@ -126,6 +128,15 @@ def entry_horizon(
         "longest": max(minutes),
         "points": horizon_points(per_task, tasks),
     }
+
+
+HORIZON_BOUNDS = ("p50_low", "p50_high", "p80_low", "p80_high")
+
+
+def horizon_bounds(runs: list[HorizonRun], *, mode: str, seed: int, draws: int) -> dict:
+    """The horizon's interval bounds (HORIZON_BOUNDS), from its hierarchical bootstrap."""
+    interval = horizon_interval(runs, mode=mode, seed=seed, draws=draws)
+    return {key: _bound(getattr(interval, key)) for key in HORIZON_BOUNDS}
 
 
 def horizon_points(per_task: dict[int, list[int]], tasks: dict[int, HorizonTask]) -> list[list]:
@@ -161,16 +172,25 @@ def horizon_seed(board: str, entry: dict) -> int:
     )
 
 
-def board_horizons(by_board: dict[str, list[dict]], per_task: dict[tuple, dict]) -> None:
+def board_horizons(
+    by_board: dict[str, list[dict]], per_task: dict[tuple, dict], *, bounds: bool = True
+) -> None:
     """Set `horizon` on every fresh entry of every board; per_task: (board, harness id,
-    model id) -> the entry's AgentTotals.per_task."""
+    model id) -> the entry's AgentTotals.per_task. Without `bounds`, the interval is left
+    for after the swap."""
     found = HorizonTasks.read()
     for board, entries in by_board.items():
-        mode = found.mode_of(board)
         for entry in entries:
             counts = per_task.get((board, entry["harness_id"], entry["model_id"]), {})
-            entry["horizon"] = (
-                entry_horizon(counts, found.tasks, mode=mode, seed=horizon_seed(board, entry))
-                if found.tasks
-                else {}
-            )
+            entry["horizon"] = board_horizon(found, board, entry, counts, bounds=bounds)
+
+
+def board_horizon(
+    found: HorizonTasks, board: str, entry: dict, counts: dict, *, bounds: bool = True
+) -> dict:
+    """One entry's `horizon` on its board (entry: its harness, harness_version, model)."""
+    if not found.tasks:
+        return {}
+    mode = found.mode_of(board)
+    seed = horizon_seed(board, entry)
+    return entry_horizon(counts, found.tasks, mode=mode, seed=seed, bounds=bounds)

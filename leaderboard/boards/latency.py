@@ -17,7 +17,7 @@ from django.db import connection
 from ingestion.rollups.sketch import LatencyTotals
 from leaderboard.boards.catalogue import task_boards
 from leaderboard.boards.sql import (
-    CODING_CATEGORIES_SQL,
+    CATEGORIES_SQL,
     OFFICIAL_SUITES_SQL,
     binary_rows,
     latencies_query,
@@ -39,23 +39,25 @@ class BoardMap:
     """Which boards the tasks of a (suite, category) count on, as the registry says now."""
 
     suites: dict[int, tuple[str, bool, bool]]  # official suite -> (board, overall, coding)
-    coding_categories: frozenset[int]
+    categories: dict[int, tuple[str, bool]]  # category -> (name, coding)
 
     def boards(self, suite_id: int, category_id: int) -> list[str]:
         if suite_id not in self.suites:
             return []
         board, overall, coding = self.suites[suite_id]
-        coding = coding and category_id in self.coding_categories
-        return task_boards(board, overall=overall, coding=coding)
+        category, coding_category = self.categories[category_id]
+        return task_boards(
+            board, overall=overall, coding=coding and coding_category, category=category
+        )
 
 
 def board_map() -> BoardMap:
     with connection.cursor() as cursor:
         cursor.execute(OFFICIAL_SUITES_SQL)
         suites = {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
-        cursor.execute(CODING_CATEGORIES_SQL)
-        coding = frozenset(row[0] for row in cursor.fetchall())
-    return BoardMap(suites, coding)
+        cursor.execute(CATEGORIES_SQL)
+        categories = {row[0]: (row[1], row[2]) for row in cursor.fetchall()}
+    return BoardMap(suites, categories)
 
 
 class _Latencies:
@@ -87,10 +89,11 @@ def latency_percentiles(*, harness_ids: list[int] | None = None) -> dict[AgentKe
     params = [harness_ids] if restricted else []
     totals = _Latencies()
     for harness_id, model_id, suite_id, category_id, *latency in binary_rows(
-        latencies_query(restricted=restricted), params
+        latencies_query(restricted=restricted), params, int_arrays=True
     ):
         totals.add(boards.boards(suite_id, category_id), (harness_id, model_id), latency, sign=1)
-    for row in binary_rows(latency_corrections_query(restricted=restricted), params):
+    rows = binary_rows(latency_corrections_query(restricted=restricted), params, int_arrays=True)
+    for row in rows:
         _correct(totals, boards, row)
     return totals.percentiles()
 

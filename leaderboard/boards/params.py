@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from leaderboard import sorting
 from leaderboard.boards import versions as board_versions
+from leaderboard.methodology.stats import PASS_K_MAX
 from leaderboard.sorting import valid_sort
 
 
@@ -84,9 +85,12 @@ class BoardParams:
     columns: frozenset[str] = DEFAULT_COLUMNS
     # "latest": each harness's highest version per model only (leaderboard.boards.versions).
     versions: str = board_versions.LATEST
+    # The k of the pass^k column (?k=3); None: each entry's largest k over every task.
+    k: int | None = None
 
     @classmethod
     def from_query(cls, query: QueryDict) -> BoardParams:
+        columns = _columns(query)
         return cls(
             model=query.get("model", "").strip()[:MAX_FILTER_LENGTH],
             harness=query.get("harness", "").strip()[:MAX_FILTER_LENGTH],
@@ -98,8 +102,11 @@ class BoardParams:
             open_weights_only=ticked(query, "open_weights"),
             released_after=date_given(query, "released_after"),
             sort=valid_sort(query.get("sort", ""), SORT_KEYS),
-            columns=_columns(query),
+            columns=columns,
             versions=versions_shown(query),
+            # Without the pass^k column a k changes nothing: dropped, so the URL and the
+            # cache key stay canonical.
+            k=pass_k_given(query) if "passk" in columns else None,
         )
 
     @property
@@ -133,6 +140,8 @@ class BoardParams:
             pairs.append(("versions", self.versions))
         if self.columns != DEFAULT_COLUMNS:
             pairs += [("col", c) for c in COLUMNS if c in self.columns] or [("col", "")]
+        if self.k is not None:
+            pairs.append(("k", str(self.k)))
         if self.sort:
             pairs.append(("sort", self.sort))
         return pairs
@@ -196,6 +205,16 @@ def versions_shown(query: QueryDict) -> str:
     values = query.getlist("versions")
     value = values[-1].strip().lower() if values else ""
     return value if value in board_versions.CHOICES else board_versions.LATEST
+
+
+def pass_k_given(query: QueryDict) -> int | None:
+    """?k=1 … PASS_K_MAX, the k of the pass^k column; anything else (or nothing) is each
+    entry's largest k."""
+    value = query.get("k", "").strip()
+    if not (value.isascii() and value.isdigit()):
+        return None
+    k = int(value)
+    return k if 1 <= k <= PASS_K_MAX else None
 
 
 def _columns(query: QueryDict) -> frozenset[str]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from leaderboard.boards.current import current_boards
 from leaderboard.models import Board, BoardSnapshot, SafetyEntry
 
 
@@ -42,20 +43,27 @@ def tab_safety_boards(boards: Sequence[Board]) -> list[SafetyBoard]:
 
 def safety_board(slug: str) -> SafetyBoard | None:
     """The current safety board `slug` (`<suite board>-safety`) with its rows in board
-    order, grouped by attack; None when there is none (two queries)."""
-    listed = snapshot_safety_boards(BoardSnapshot.objects.current())
-    found = next((b for b in listed if b.slug == slug), None)
-    if found is None:
-        return None
+    order, grouped by attack; None when there is none (one query: the snapshot readers
+    see is micro-cached, leaderboard.boards.current)."""
+    listed = safety_board_listed(slug)
+    return None if listed is None else safety_rows(listed)
+
+
+def safety_board_listed(slug: str) -> SafetyBoard | None:
+    """The current safety board `slug` without its rows (no query when the current
+    boards are micro-cached): all a cached page needs."""
+    return next((b for b in tab_safety_boards(current_boards()) if b.slug == slug), None)
+
+
+def safety_rows(board: SafetyBoard) -> SafetyBoard:
+    """The board with its rows in board order, grouped by attack (one query)."""
     attacks: dict[str, list[SafetyEntry]] = {}
     rows = SafetyEntry.objects.filter(
-        snapshot_id=found.snapshot_id, board_slug=found.board_slug
+        snapshot_id=board.snapshot_id, board_slug=board.board_slug
     ).order_by("position")
     for row in rows:
         attacks.setdefault(row.attack, []).append(row)
-    return SafetyBoard(
-        found.slug, found.title, found.board_slug, found.snapshot_id, found.computed_at, attacks
-    )
+    return replace(board, attacks=attacks)
 
 
 def agent_safety_rows(harness_id: int, model_id: int) -> list[SafetyEntry]:

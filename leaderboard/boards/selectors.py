@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import caches
 from django.db import connection
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet, Value
 from django.db.models.functions import Concat
-from django.utils.connection import ConnectionProxy
 
 from ingestion.models import Category, Harness, LanguageModel, Outcome, Run, Submission, Suite, Task
 from ingestion.natural_order import natural_order
+from leaderboard.boards.current import current_boards as current_boards  # its home
 from leaderboard.boards.display import (
     GRID_SYMBOLS,
     AgentProfile,
@@ -35,25 +33,8 @@ from leaderboard.methodology.run_config import NON_STANDARD
 from leaderboard.models import Board, BoardEntry, BoardSnapshot
 from leaderboard.sorting import is_descending
 
-# Rendered pages and the snapshot micro-cache: the per-process (or Redis) "pages"
-# cache, not the shared default one (arena/settings.py CACHES).
-cache = ConnectionProxy(caches, "pages")
-
 # ---------------------------------------------------------------------------------
 # Board pages
-
-
-def current_boards() -> list[Board]:
-    """The current snapshot's boards in tab order, each with its snapshot (one query).
-
-    Micro-cached for ARENA_SNAPSHOT_POLL_SECONDS: under load, most requests then make
-    no query at all, and a new snapshot shows at most that many seconds late.
-    """
-    return cache.get_or_set(
-        "current-boards",
-        lambda: list(Board.objects.current()),
-        settings.ARENA_SNAPSHOT_POLL_SECONDS,
-    )
 
 
 def pick_board(boards: list[Board], slug: str | None) -> Board | None:
@@ -63,9 +44,15 @@ def pick_board(boards: list[Board], slug: str | None) -> Board | None:
     return next((board for board in boards if board.slug == slug), None)
 
 
+def intervals_state(board: Board | None) -> str:
+    """Part of a board's cache keys: its bounds land after the snapshot does, and the
+    pages and API show them (and stop saying "being computed") without a new snapshot."""
+    return "intervals=pending" if board is not None and board.intervals_pending else ""
+
+
 def board_table(board: Board, params: BoardParams) -> BoardTable:
     """The board's rows as asked for: filtered and sorted in SQL, ranked among the rows
-    the filters keep (two queries)."""
+    the filters keep (one query, two with a text search)."""
     entries = board_rows(board, params)
     return BoardTable(
         ranked=[e for e in entries if e.rank is not None],
@@ -79,14 +66,16 @@ def board_rows(board: Board, params: BoardParams) -> list[BoardEntry]:
     """The rows the filters keep, in the order asked for, each ranked among the
     population the row filters keep (leaderboard.boards.rerank): `rank`, `rank_best`,
     `rank_worst`, `tied_with_leader` and `tied` are the view's, `rank_all` the
-    published rank (two queries)."""
+    published rank (one query; two with a text search, whose rows are only part of the
+    population they are ranked in)."""
     population = _population(board, params)
-    ranks = ranks_among(
-        population.filter(rank__isnull=False)
-        .order_by("position")
-        .values_list("pk", "wilson_low", "wilson_high")
-    )
     entries = list(_lookups(population, params).order_by(*_ordering(params), "position"))
+    if params.model or params.harness:
+        ranked = population.filter(rank__isnull=False).order_by("position")
+        ranks = ranks_among(ranked.values_list("pk", "wilson_low", "wilson_high"))
+    else:  # the rows shown are the population
+        ranked = sorted((e for e in entries if e.rank is not None), key=lambda e: e.position)
+        ranks = ranks_among((e.pk, e.wilson_low, e.wilson_high) for e in ranked)
     for entry in entries:
         entry.rank_all = entry.rank
         found = ranks.get(entry.pk)
@@ -231,16 +220,17 @@ def task_grid_cells(harness: Harness, model: LanguageModel) -> list[GridRow]:
         .order_by("task__suite__slug", "task__suite__version", "task__category__name",
                   *natural_order("task__task_id"), "trial", "id")
         .values_list("pk", "trial", "outcome", "task_id", "task__task_id",
-                     "task__suite__name", "task__suite__version", "task__category__name")
+                     "task__suite__name", "task__suite__slug", "task__suite__version",
+                     "task__category__name")
     )  # fmt: skip
     return [
         (
-            f"{suite} {version}",
+            (f"{suite} {version}", slug, version),
             category,
             task_code,
             GridCell(pk, trial, run_status(outcome, task in excluded)),
         )
-        for pk, trial, outcome, task, task_code, suite, version, category in runs
+        for pk, trial, outcome, task, task_code, suite, slug, version, category in runs
     ]
 
 

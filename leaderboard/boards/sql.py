@@ -20,14 +20,18 @@ fragments, ids rendered by sql.Literal, or %s parameters.
 
 from __future__ import annotations
 
+import struct
+
+import numpy as np
 import psycopg
 from django.db import connection
-from psycopg import sql
+from psycopg import postgres, pq, sql
+from psycopg.adapt import Loader
 
 from ingestion.bundles.limits import OUTCOMES, VERIFICATIONS
 from ingestion.models import LatencyRollup, ModelPrice, RunRollup, Verifier
 from ingestion.rollups.sql import INFRA_ERROR, latency_columns
-from leaderboard.boards.catalogue import CODING, OVERALL
+from leaderboard.boards.catalogue import CATEGORY_PREFIX, CODING, OVERALL
 from leaderboard.models import ConflictPair
 
 # A submission's verification that makes its runs Verified (the other is self_reported).
@@ -86,7 +90,7 @@ _GROUPS = """
            {entry_sums}, max(p.latest), coalesce(sum(p.self_reported), 0)::bigint,
            array_agg(p.task_id ORDER BY p.task_id) FILTER (WHERE {task_counts}),
            array_agg(p.counted ORDER BY p.task_id) FILTER (WHERE {task_counts}),
-           array_agg(coalesce(p.passes, 0) ORDER BY p.task_id) FILTER (WHERE {task_counts}),
+           array_agg(coalesce(p.passes, 0) ORDER BY p.task_id) FILTER (WHERE {task_counts})
            {task_sums}
     FROM per_task p JOIN board_tasks b ON b.task_id = p.task_id
     GROUP BY b.board, p.harness_id, p.model_id
@@ -113,8 +117,11 @@ COUNTED_SUMS = (
     "cost", "priced", "tokens", "tokened", "steps", "steps_n", "tool_calls", "tool_calls_n",
     "partial", "partial_n", "list_cost", "list_priced",
 )  # fmt: skip
+# Summed over the entry's counted tasks too: the mean latencies are published exactly.
+LATENCY_SUMS = ("ttft_sum", "ttft_n", "duration_sum", "duration_n")
 # Listed per counted task as well, (sum, count) per mean: the means' intervals are
-# clustered by task (leaderboard.boards.intervals.TASK_SUMS is this order).
+# clustered by task (leaderboard.boards.intervals.TASK_SUMS is this order). Only what
+# computes those intervals reads them: half the query's cost is these arrays of numerics.
 TASK_SUMS = (
     "partial", "partial_n", "steps", "steps_n", "tool_calls", "tool_calls_n", "ttft_sum",
     "ttft_n", "duration_sum", "duration_n",
@@ -147,7 +154,8 @@ _LATENCY_CORRECTIONS = """
 """
 
 # (task id, board) of every approved task of an official suite, one row per board it
-# counts on: its suite's, Overall and Coding as far as the suite joins them.
+# counts on: its suite's, Overall and Coding as far as the suite joins them, and its
+# category's when it counts on Overall (ingestion.aggregate_boards.task_boards).
 _BOARD_TASKS_CTE = """
     board_tasks AS (
         SELECT t.id AS task_id, b.board
@@ -156,15 +164,17 @@ _BOARD_TASKS_CTE = """
         JOIN ingestion_category cat ON cat.id = t.category_id
         CROSS JOIN LATERAL (VALUES ({overall}, s.in_overall),
                                    (s.slug || '-' || s.version, true),
-                                   ({coding}, cat.coding AND s.in_coding)) AS b(board, member)
+                                   ({coding}, cat.coding AND s.in_coding),
+                                   ({category_prefix} || cat.name, s.in_overall))
+                           AS b(board, member)
         WHERE t.approved AND s.official AND b.member
     )
 """
-# Every official suite's board and the groups it joins; every category's coding flag.
+# Every official suite's board and the groups it joins; every category's name and flag.
 OFFICIAL_SUITES_SQL = sql.SQL(
     "SELECT id, slug || '-' || version, in_overall, in_coding FROM ingestion_suite WHERE official"
 )
-CODING_CATEGORIES_SQL = sql.SQL("SELECT id FROM ingestion_category WHERE coding")
+CATEGORIES_SQL = sql.SQL("SELECT id, name, coding FROM ingestion_category")
 
 # Per board, its task count (harness id NULL) and, per harness, how many of its tasks are
 # conflict-excluded for that harness: the denominators of coverage (methodology §2.6).
@@ -198,9 +208,10 @@ def _harness_filter(*, restricted: bool, keyword: str) -> sql.Composable:
     return sql.SQL("{} g.harness_id = ANY(%s)").format(sql.SQL(keyword))
 
 
-def groups_query(*, restricted: bool) -> sql.Composed:
+def groups_query(*, restricted: bool, task_sums: bool = True) -> sql.Composed:
     """What the run groups (RunRollup rows) of counted submissions add up to per
-    (board, harness, model); restricted adds one parameter, the list of harness ids."""
+    (board, harness, model); restricted adds one parameter, the list of harness ids.
+    Without `task_sums`, the per-task sums of the means (TASK_SUMS) are left out."""
     return sql.SQL(_GROUPS).format(
         excluded_pairs=EXCLUDED_PAIRS,
         board_tasks=_board_tasks_cte(),
@@ -208,15 +219,15 @@ def groups_query(*, restricted: bool) -> sql.Composed:
             sql.SQL("sum(g.{c}) FILTER (WHERE g.counted) AS {c}").format(c=sql.Identifier(c))
             for c in dict.fromkeys(COUNTED_SUMS + TASK_SUMS)
         ),
-        task_sums=sql.SQL(", ").join(
-            sql.SQL("array_agg(coalesce(p.{}, 0) ORDER BY p.task_id) FILTER (WHERE {})").format(
+        task_sums=sql.SQL("").join(
+            sql.SQL(", array_agg(coalesce(p.{}, 0) ORDER BY p.task_id) FILTER (WHERE {})").format(
                 sql.Identifier(c), sql.SQL("p.counted > 0 AND NOT p.conflicted")
             )
-            for c in TASK_SUMS
+            for c in (TASK_SUMS if task_sums else ())
         ),
         entry_sums=sql.SQL(", ").join(
             sql.SQL("sum(p.{}) FILTER (WHERE NOT p.conflicted)").format(sql.Identifier(c))
-            for c in COUNTED_SUMS
+            for c in COUNTED_SUMS + LATENCY_SUMS
         ),
         task_counts=sql.SQL("p.counted > 0 AND NOT p.conflicted"),
         where=_harness_filter(restricted=restricted, keyword="WHERE"),
@@ -259,7 +270,9 @@ def board_tasks_cte() -> sql.Composed:
 
 def _board_tasks_cte() -> sql.Composed:
     return sql.SQL(_BOARD_TASKS_CTE).format(
-        overall=sql.Literal(OVERALL.slug), coding=sql.Literal(CODING.slug)
+        overall=sql.Literal(OVERALL.slug),
+        coding=sql.Literal(CODING.slug),
+        category_prefix=sql.Literal(CATEGORY_PREFIX),
     )
 
 
@@ -290,13 +303,34 @@ def excluded_tasks_query() -> sql.Composed:
     return sql.SQL(_EXCLUDED_TASKS).format(excluded_pairs=EXCLUDED_PAIRS)
 
 
-def binary_rows(query: sql.Composed, params: list) -> list[tuple]:
+def binary_rows(query: sql.Composed, params: list, *, int_arrays: bool = False) -> list[tuple]:
     """The rows in PostgreSQL's binary format: the boards read arrays (per-task counts,
     latency histograms) of hundreds of thousands of ints in all, which psycopg reads
     about twice as fast in binary as in text. Django's cursors bind parameters on the
     client, which rules binary results out, hence a plain psycopg cursor on Django's
-    connection (the same session and transaction)."""
+    connection (the same session and transaction). With `int_arrays`, every integer
+    array comes as a NumPy array (the latency histograms, which are only added up)."""
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
+        if int_arrays:
+            cursor.adapters.register_loader(postgres.types["int4"].array_oid, IntArrayLoader)
         cursor.execute(query, params, binary=True)
         return cursor.fetchall()
+
+
+class IntArrayLoader(Loader):
+    """A one-dimensional int4[] without NULLs, in binary, as an int64 NumPy array read
+    straight from the buffer (each element is its length, 4, then its value)."""
+
+    format = pq.Format.BINARY
+    _HEADER = struct.Struct("!iiIii")  # dimensions, has nulls, element type, size, lower bound
+
+    def load(self, data) -> np.ndarray:
+        dimensions, has_nulls = struct.unpack_from("!ii", data)
+        if dimensions == 0:
+            return np.zeros(0, dtype=np.int64)
+        if dimensions != 1 or has_nulls:
+            raise ValueError("a histogram array has one dimension and no NULL")
+        size = self._HEADER.unpack_from(data)[3]
+        pairs = np.frombuffer(data, dtype=">i4", count=2 * size, offset=self._HEADER.size)
+        return pairs[1::2].astype(np.int64)

@@ -55,8 +55,14 @@ class AgentTotals:
     per_task: dict[int, list[int]] = field(default_factory=dict)
     # ttft p50, ttft p95, duration p50, duration p95
     percentiles: tuple = (None, None, None, None)
+    # The exact sums and counts of the mean latencies over the counted tasks.
+    ttft_sum: Decimal = Decimal(0)
+    ttft_n: Decimal = Decimal(0)
+    duration_sum: Decimal = Decimal(0)
+    duration_n: Decimal = Decimal(0)
     # task id -> exact sums and counts of the means, in sql.TASK_SUMS order: the means'
-    # intervals are clustered by task (leaderboard.boards.intervals).
+    # intervals are clustered by task (leaderboard.boards.intervals). Empty when read
+    # without them (agent_totals `task_sums`).
     task_sums: dict[int, list] = field(default_factory=dict)
 
 
@@ -97,13 +103,14 @@ class CoverageOf:
 
 
 def agent_totals(
-    *, harness_ids: list[int] | None = None, percentiles: bool = True
+    *, harness_ids: list[int] | None = None, percentiles: bool = True, task_sums: bool = True
 ) -> dict[AgentKey, AgentTotals]:
-    """(board, harness, model) -> totals, optionally only for some harnesses, and
-    without the latency percentiles when the caller needs only counts (effects)."""
+    """(board, harness, model) -> totals, optionally only for some harnesses, without
+    the latency percentiles when the caller needs only counts (effects), and without the
+    per-task sums when it computes no interval of the means (the swap, the effects)."""
     restricted = harness_ids is not None
     params = [harness_ids] if restricted else []
-    rows = binary_rows(groups_query(restricted=restricted), params)
+    rows = binary_rows(groups_query(restricted=restricted, task_sums=task_sums), params)
     totals = {(row[0], row[1], row[2]): _entry_totals(row) for row in rows}
     if percentiles:
         for key, found in latency_percentiles(harness_ids=harness_ids).items():
@@ -116,7 +123,7 @@ def _entry_totals(row: tuple) -> AgentTotals:
     """One row of groups_query: the sums are exact numerics (Decimal) or None."""
     (_, _, _, runs, infra_errors, conflict_excluded, n, passes, cost, priced, tokens,
      tokened, steps, steps_n, tool_calls, tool_calls_n, partial, partial_n, list_cost,
-     list_priced, latest,
+     list_priced, ttft_sum, ttft_n, duration_sum, duration_n, latest,
      self_reported, tasks, trials, task_passes, *task_sums) = row  # fmt: skip
     tasks = tasks or ()
     return AgentTotals(
@@ -129,7 +136,10 @@ def _entry_totals(row: tuple) -> AgentTotals:
         partial=partial or Decimal(0), partial_n=int(partial_n or 0),
         list_cost=list_cost or Decimal(0),
         list_unpriced=int(tokened or 0) - int(list_priced or 0),
+        ttft_sum=ttft_sum or Decimal(0), ttft_n=ttft_n or Decimal(0),
+        duration_sum=duration_sum or Decimal(0), duration_n=duration_n or Decimal(0),
         latest_submission=latest, self_reported=self_reported,
         per_task={task: [t, p] for task, t, p in zip(tasks, trials or (), task_passes or (), strict=True)},
-        task_sums=dict(zip(tasks, map(list, zip(*(a or () for a in task_sums), strict=True)), strict=True)),
+        task_sums=dict(zip(tasks, map(list, zip(*(a or () for a in task_sums), strict=True)), strict=True))
+        if task_sums else {},
     )  # fmt: skip

@@ -38,6 +38,8 @@ class TaskRow:
     a_trials: int
     b_passes: int
     b_trials: int
+    suite_slug: str = ""  # with the version, what the task's page is named by
+    suite_version: str = ""
 
     @property
     def difference(self) -> float:
@@ -144,6 +146,8 @@ def _task_row(info: selectors.TaskInfo, a: paired.Trials, b: paired.Trials) -> T
         a_trials=len(a),
         b_passes=sum(passed for _, passed in b),
         b_trials=len(b),
+        suite_slug=info.suite_slug,
+        suite_version=info.suite_version,
     )
 
 

@@ -44,6 +44,8 @@ def find_entry(entries: list[BoardEntry], ref: AgentRef) -> BoardEntry | None:
 class TaskInfo:
     suite: str  # "Terminal-Bench 4.0.0"
     code: str  # the registry's task id
+    suite_slug: str = ""  # with the version, what the task's page is named by
+    suite_version: str = ""
 
 
 @dataclass
@@ -83,7 +85,7 @@ def agents_trials(
         .filter(pick)
         .values_list(
             "harness_id", "model_id", "task_id", "trial", "outcome",
-            "task__task_id", "task__suite__name", "task__suite__version",
+            "task__task_id", "task__suite__name", "task__suite__version", "task__suite__slug",
         )
     )  # fmt: skip
     by_agent = {
@@ -91,11 +93,11 @@ def agents_trials(
         (b.harness_id, b.model_id): AgentTrials(),
     }
     tasks: dict[int, TaskInfo] = {}
-    for harness, model, task, trial, outcome, code, suite, version in rows.iterator():
+    for harness, model, task, trial, outcome, code, suite, version, slug in rows.iterator():
         if task in excluded[harness]:
             continue
         by_agent[(harness, model)].tasks[task].append((trial, outcome == Outcome.PASS))
-        tasks.setdefault(task, TaskInfo(f"{suite} {version}", code))
+        tasks.setdefault(task, TaskInfo(f"{suite} {version}", code, slug, version))
     return by_agent[(a.harness_id, a.model_id)], by_agent[(b.harness_id, b.model_id)], tasks
 
 

@@ -49,7 +49,7 @@ def effects_snapshot_write(*, snapshot_id: int) -> bool:
     if not boards or BoardDecomposition.objects.filter(board__in=boards).exists():
         return False
     entries = _snapshot_entries(boards)
-    cells = _cells_from_totals(agent_totals(percentiles=False))
+    cells = _cells_from_totals(agent_totals(percentiles=False, task_sums=False))
     labels = _labels(entries)
     for board in boards:
         _board_write(board, cells.get(board.slug, []), entries.get(board.slug, []), labels)

@@ -189,6 +189,12 @@ class AgentHistory:
         return boards
 
     @property
+    def recorded_states(self) -> int:
+        """How many recomputes changed the agent's entries (each wrote one row per board
+        it changed): one state may span several boards' rows."""
+        return len({point.row.snapshot_id for point in self.points})
+
+    @property
     def has_trend(self) -> bool:
         """Some board has two recorded states to compare: a line, not a dot."""
         return any(
@@ -201,9 +207,9 @@ def agent_history(
 ) -> AgentHistory:
     """The last `limit` changes of an agent's entries on every board: three queries."""
     rows = list(
-        EntryHistory.objects.filter(harness_id=harness_id, model_id=model_id).order_by(
-            "-snapshot_id", "board_slug"
-        )[: limit + 1]
+        EntryHistory.objects.filter(harness_id=harness_id, model_id=model_id)
+        .select_related("previous")  # what each row changed (feeds, alerts)
+        .order_by("-snapshot_id", "board_slug")[: limit + 1]
     )
     truncated = len(rows) > limit
     rows = rows[:limit]

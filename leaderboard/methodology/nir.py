@@ -14,7 +14,7 @@ what boards use; the seeded Monte Carlo path exists to check it and for small bo
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -109,6 +109,44 @@ def nir_closed_form_all(
             sum_t[t] / n_t[t] - overall, expected_mean_t[t] - overall, var_mean_t[t]
         )
         for t in range(data.n_models)
+    }
+
+
+def nir_closed_form_counts(
+    counts: Mapping[tuple[Hashable, Hashable], tuple[int, int]],
+) -> dict[Hashable, NirResult]:
+    """Closed-form NIR of a 1/0 outcome (confirmed success) from counts alone:
+    (model, stratum) -> (sessions, sessions with y = 1); model label -> NirResult.
+
+    A 1/0 outcome's population variance in a stratum is μ(1 − μ), so these counts are
+    all the closed form needs: the same figures as nir_closed_form_all over the sessions
+    themselves, at a cost that grows with (model, stratum) groups, not sessions.
+    """
+    counts = {key: value for key, value in counts.items() if value[0] > 0}
+    if not counts:
+        return {}
+    models = list(dict.fromkeys(model for model, _ in counts))
+    strata = list(dict.fromkeys(stratum for _, stratum in counts))
+    m_code = {model: i for i, model in enumerate(models)}
+    g_code = {stratum: i for i, stratum in enumerate(strata)}
+    n = np.zeros((len(models), len(strata)))
+    ones = np.zeros((len(models), len(strata)))
+    for (model, stratum), (sessions, positive) in counts.items():
+        n[m_code[model], g_code[stratum]] += sessions
+        ones[m_code[model], g_code[stratum]] += positive
+    size_g = n.sum(axis=0)
+    mu_g = ones.sum(axis=0) / size_g
+    var_g = mu_g * (1 - mu_g)
+    n_t = n.sum(axis=1)
+    overall = ones.sum() / size_g.sum()
+    expected_mean_t = n @ mu_g / n_t
+    fpc = (size_g - n) / np.maximum(size_g - 1, 1)
+    var_mean_t = (n * var_g * fpc).sum(axis=1) / n_t**2
+    return {
+        model: _result(
+            ones[t].sum() / n_t[t] - overall, expected_mean_t[t] - overall, var_mean_t[t]
+        )
+        for t, model in enumerate(models)
     }
 
 

@@ -5,9 +5,11 @@ the two-model rules of two_sample apply unchanged:
 * a proportion (confirmed success, praise vs complaint, shell success, tool
   hallucination): Newcombe's hybrid score interval for p_after − p_before, from the
   counts each figure is a proportion of, and the pooled score test;
-* a cluster-robust ratio (steerability, bash recovery): its interval is symmetric,
-  estimate ± Z·se, so se = (high − low) / (2·Z), and the difference is normal with
-  sd = sqrt(se_after² + se_before²);
+* a cluster-robust ratio (steerability, bash recovery): its interval is estimate ± Z·se
+  clamped to [0, 1], so se = the larger distance from the estimate to an end / Z (the
+  end further from the estimate was not clamped), and the difference is normal with
+  sd = sqrt(se_after² + se_before²). An interval clamped at both ends, [0, 1], hides
+  its se: no difference is given, as for a ratio without an interval;
 * the net improvement rate: NIR_after − NIR_before ± Z·sqrt(sd_after² + sd_before²), each
   sd the NIR's own null sd (both NIRs are against the same pool, the agent view's
   sessions with the board's strata; the small covariance is ignored, as in two_sample).
@@ -32,7 +34,9 @@ PROPORTION_COUNTS: dict[str, tuple[str, ...]] = {
 }
 RATIOS = ("steerability", "bash_recovery")
 NEWCOMBE_METHOD = "Newcombe hybrid score interval (method 10, Wilson z = 1.96); pooled score test"
-RATIO_METHOD = "normal: difference ± 1.96·sqrt(se_after² + se_before²), se = interval width / 3.92"
+RATIO_METHOD = (
+    "normal: difference ± 1.96·sqrt(se_after² + se_before²), se = interval half-width / 1.96"
+)
 NIR_METHOD = "normal: NIR_after − NIR_before ± 1.96·sqrt(sd_after² + sd_before²), sd = null sd"
 
 Figure = Mapping[str, Any]
@@ -49,7 +53,7 @@ def signal_difference(
         difference = two_sample.proportion_difference(x_after, n_after, x_before, n_before)
         return difference, NEWCOMBE_METHOD
     if signal in RATIOS:
-        return _estimate(after, before, _symmetric_se), RATIO_METHOD
+        return _estimate(after, before, _clamped_se), RATIO_METHOD
     raise ValueError(f"no difference rule for signal {signal!r}")
 
 
@@ -66,11 +70,11 @@ def proportion_counts(figure: Figure | None, counts: tuple[str, ...]) -> tuple[i
     return (round(value * n) if value is not None else 0), n
 
 
-def _symmetric_se(figure: Figure) -> float | None:
-    low, high = figure.get("low"), figure.get("high")
-    if low is None or high is None:
+def _clamped_se(figure: Figure) -> float | None:
+    value, low, high = figure.get("value"), figure.get("low"), figure.get("high")
+    if value is None or low is None or high is None or (low, high) == (0.0, 1.0):
         return None
-    return (high - low) / (2 * Z)
+    return max(value - low, high - value) / Z
 
 
 def _estimate(after: Figure | None, before: Figure | None, se) -> two_sample.Difference:

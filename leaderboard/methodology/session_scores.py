@@ -39,6 +39,10 @@ class SessionColumns:
     shell_calls: np.ndarray
     shell_successes: np.ndarray
     claims: np.ndarray  # assistant turns claiming a capability the toolset lacks
+    unaided: np.ndarray  # episodes resolved before the user's next words
+    recover_turns: np.ndarray  # sum of the turns to recover of the recovered corrections
+    recovered: np.ndarray  # corrections recovered from
+    corrections_open: np.ndarray  # corrections the session ended before recovering from
     attempts: list[list[int]]  # resolved attempts, per model code
     # The user's cohort per session (methodology.cohorts), the NIR's second stratum.
     cohort: list[str]
@@ -92,7 +96,7 @@ def collect_columns(sessions: Iterable[Mapping[str, Any]]) -> tuple[list[str], S
 
 
 # Columns of a _row: the model code, then SessionColumns' numpy columns in field order.
-_ROW_WIDTH = 13
+_ROW_WIDTH = 17
 
 
 def _row(code: int, s: SessionSignals) -> tuple:
@@ -113,6 +117,10 @@ def _row(code: int, s: SessionSignals) -> tuple:
         s.shell_calls,
         s.shell_successes,
         s.claims,
+        s.episodes_unaided,
+        sum(s.recoveries),
+        len(s.recoveries),
+        s.corrections_open,
     )
 
 
@@ -123,7 +131,10 @@ def model_entry(
         "sessions": int(mask.sum()),
         "confirmed_success": _proportion(int(c.confirmed[mask].sum()), int(mask.sum())),
         "praise_complaint": _praise_complaint(c.pc[mask]),
-        "steerability": _steerability(c.effort[mask], c.turns[mask]),
+        "steerability": {
+            **_steerability(c.effort[mask], c.turns[mask]),
+            **_turns_to_recover(c.recover_turns[mask], c.recovered[mask], c.corrections_open[mask]),
+        },
         "bash_recovery": _bash_recovery(c, mask, c.attempts[code]),
         "tool_hallucination": _hallucination(c.calls[mask], c.hallucinated[mask], c.claims[mask]),
         "shell_success": _shell_success(c.shell_calls[mask], c.shell_successes[mask]),
@@ -145,14 +156,25 @@ def _steerability(effort: np.ndarray, turns: np.ndarray) -> dict[str, Any]:
     # As for bash recovery, every session is a cluster, even one without an assistant
     # turn (the reference data has none, so this is for consistency).
     mean, low, high = cluster_robust_ratio(effort, turns)
+    # The score is 1 - mean/3, so the ends of the effort interval swap.
+    score_low, score_high = _unit_interval(
+        None if high is None else 1 - high / 3, None if low is None else 1 - low / 3
+    )
     return {
-        # The score is 1 - mean/3, so the ends of the effort interval swap.
         "value": None if mean is None else 1 - mean / 3,
-        "low": None if high is None else 1 - high / 3,
-        "high": None if low is None else 1 - low / 3,
+        "low": score_low,
+        "high": score_high,
         "mean_effort": mean,
         "turns": int(turns.sum()),
     }
+
+
+def _unit_interval(low: float | None, high: float | None) -> tuple[float | None, float | None]:
+    """A score in [0, 1] keeps its interval there, as the Wilson interval does: the
+    normal interval of a mean near 0 or 1 runs past it, to values no score can take."""
+    if low is None or high is None:
+        return (None, None)
+    return (max(0.0, low), min(1.0, high))
 
 
 def _bash_recovery(c: SessionColumns, mask: np.ndarray, attempts: list[int]) -> dict[str, Any]:
@@ -162,6 +184,7 @@ def _bash_recovery(c: SessionColumns, mask: np.ndarray, attempts: list[int]) -> 
     # numbers in tests/data/expected.json confirm this reading; clustering only the
     # sessions with an episode gives intervals about 3e-4 wider.
     value, low, high = cluster_robust_ratio(c.episode_score[mask], episodes)
+    low, high = _unit_interval(low, high)
     total = int(episodes.sum())
     rate_low, rate_high = _recovery_rate_interval(c.resolved[mask], episodes)
     return {
@@ -174,6 +197,42 @@ def _bash_recovery(c: SessionColumns, mask: np.ndarray, attempts: list[int]) -> 
         "recovery_rate_high": rate_high,
         # Median over resolved episodes: a failed episode has no attempt count.
         "median_attempts": statistics.median(attempts) if attempts else None,
+        **_recovery_split(int(c.unaided[mask].sum()), int(c.resolved[mask].sum()), total),
+    }
+
+
+def _turns_to_recover(
+    recover_turns: np.ndarray, recovered: np.ndarray, open_: np.ndarray
+) -> dict[str, Any]:
+    """Mean turns to recover per correction recovered from (sessions.turns_to_recover),
+    cluster-robust by session like the effort (every session a cluster); the low end
+    clamped to 1, the fewest turns a recovery can take."""
+    mean, low, high = cluster_robust_ratio(recover_turns, recovered)
+    return {
+        "turns_to_recover": mean,
+        "turns_to_recover_low": None if low is None else max(1.0, low),
+        "turns_to_recover_high": high,
+        "corrections": int(recovered.sum()),
+        "corrections_open": int(open_.sum()),
+    }
+
+
+def _recovery_split(unaided: int, resolved: int, episodes: int) -> dict[str, Any]:
+    """Episodes resolved before the user's next words (autonomous) and after them
+    (the user stepped in), each a share of every episode with its Wilson interval;
+    with the unresolved share they sum to 1."""
+    after = resolved - unaided
+    autonomous_low, autonomous_high = wilson_interval(unaided, episodes)
+    after_low, after_high = wilson_interval(after, episodes)
+    return {
+        "autonomous": unaided,
+        "autonomous_rate": unaided / episodes if episodes else None,
+        "autonomous_rate_low": autonomous_low,
+        "autonomous_rate_high": autonomous_high,
+        "after_user": after,
+        "after_user_rate": after / episodes if episodes else None,
+        "after_user_rate_low": after_low,
+        "after_user_rate_high": after_high,
     }
 
 
@@ -181,12 +240,9 @@ def _recovery_rate_interval(
     resolved: np.ndarray, episodes: np.ndarray
 ) -> tuple[float | None, float | None]:
     """Resolved / episodes is a ratio of per-session sums like the score: the same
-    cluster-robust interval (every session a cluster), clamped to [0, 1] because, unlike
-    the score's, its bounds are published as they are and a rate cannot leave [0, 1]."""
+    cluster-robust interval (every session a cluster), clamped to [0, 1] as well."""
     _, low, high = cluster_robust_ratio(resolved, episodes)
-    if low is None or high is None:
-        return (None, None)
-    return (max(0.0, low), min(1.0, high))
+    return _unit_interval(low, high)
 
 
 def _hallucination(

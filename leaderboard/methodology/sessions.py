@@ -15,7 +15,7 @@ from typing import Any
 
 from leaderboard.methodology.capabilities import session_claims
 from leaderboard.methodology.labeller import COMPLAINT, CORRECTION, PRAISE, turn_labels
-from leaderboard.methodology.shell import bash_episodes, episode_score, session_shell_calls
+from leaderboard.methodology.shell import bash_episode_outcomes, episode_score, session_shell_calls
 
 # Steering efforts (methodology §3, signal 3).
 EFFORT_NONE, EFFORT_LOW, EFFORT_HIGH = 0, 1, 3
@@ -59,7 +59,18 @@ def _praise_complaint(labels: Sequence[frozenset[str]]) -> bool | None:
 def steering_efforts(
     turns: Sequence[Mapping[str, Any]], labels: Sequence[frozenset[str]]
 ) -> list[int]:
-    # corrected[i]: the first user turn after assistant turn i is a correction.
+    corrected = corrected_turns(turns, labels)
+    return [_effort(corrected, i) for i in range(len(corrected))]
+
+
+def corrected_turns(
+    turns: Sequence[Mapping[str, Any]], labels: Sequence[frozenset[str]]
+) -> list[bool]:
+    """Per assistant turn: whether the first user turn after it is a correction.
+
+    Only that first user turn judges the assistant turn, so an act of steering is
+    counted once however many user turns record it (several rejected calls, a
+    rejection and the words after it)."""
     corrected: list[bool] = []
     awaiting_first_user = False
     for index, turn in enumerate(turns):
@@ -68,10 +79,9 @@ def steering_efforts(
             corrected.append(False)
             awaiting_first_user = True
         elif role == "user" and awaiting_first_user:
-            # Only the first user turn after an assistant turn judges it.
             corrected[-1] = CORRECTION in labels[index]
             awaiting_first_user = False
-    return [_effort(corrected, i) for i in range(len(corrected))]
+    return corrected
 
 
 def _effort(corrected: list[bool], i: int) -> int:
@@ -82,6 +92,38 @@ def _effort(corrected: list[bool], i: int) -> int:
     if i + 1 == len(corrected):
         return EFFORT_LOW
     return EFFORT_HIGH if corrected[i + 1] else EFFORT_LOW
+
+
+@dataclass(frozen=True)
+class Recoveries:
+    """Turns to recover of a session's corrections (steerability's second figure).
+
+    `turns` holds one value per correction that was recovered from: the number of
+    assistant turns from the corrected one to the first later assistant turn that
+    is not itself corrected (1: the very next turn holds). `open` counts the
+    corrections the session ended before recovering from: every correction of a run
+    that reaches the last assistant turn with that turn still corrected, the run's
+    last correction having no next turn at all to judge it."""
+
+    turns: tuple[int, ...] = ()
+    open: int = 0
+
+
+def turns_to_recover(corrected: Sequence[bool]) -> Recoveries:
+    """The turns to recover of each correction, from corrected_turns' flags."""
+    turns: list[int] = []
+    # Walk backwards: next_fine is the index of the nearest later assistant turn that
+    # is not corrected (None: the session ends before one).
+    next_fine: int | None = None
+    open_count = 0
+    for i in range(len(corrected) - 1, -1, -1):
+        if not corrected[i]:
+            next_fine = i
+        elif next_fine is None:
+            open_count += 1
+        else:
+            turns.append(next_fine - i)
+    return Recoveries(tuple(reversed(turns)), open_count)
 
 
 # --- 5. tool hallucinations ------------------------------------------------------------
@@ -165,6 +207,12 @@ class SessionSignals:
     # Assistant turns claiming a capability the toolset lacks (capabilities.py): each
     # counts as one more hallucinated reference beside the calls.
     claims: int = 0
+    # Episodes resolved before the user's next words (shell.Episode.unaided).
+    episodes_unaided: int = 0
+    # Turns to recover of each correction recovered from, and the corrections still
+    # open when the session ended (turns_to_recover).
+    recoveries: tuple[int, ...] = ()
+    corrections_open: int = 0
 
     @property
     def episode_score_total(self) -> float:
@@ -200,9 +248,12 @@ class SessionSignals:
 def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
     """Every per-session signal value, labelling the session's turns once."""
     labels = session_labels(session)
-    efforts = steering_efforts(_turns(session), labels)
+    corrected = corrected_turns(_turns(session), labels)
+    efforts = [_effort(corrected, i) for i in range(len(corrected))]
+    recoveries = turns_to_recover(corrected)
     # One pass over the shell calls serves both bash recovery and the success rate.
     shell_calls = session_shell_calls(session)
+    episodes = bash_episode_outcomes(shell_calls)
     return SessionSignals(
         model=session["model"],
         scenario=session.get("scenario"),
@@ -210,9 +261,12 @@ def summarize_session(session: Mapping[str, Any]) -> SessionSignals:
         praise_complaint=_praise_complaint(labels),
         assistant_turns=len(efforts),
         effort=sum(efforts),
-        episode_attempts=tuple(bash_episodes(shell_calls)),
+        episode_attempts=tuple(episode.turns for episode in episodes),
         tool_calls=session_tool_calls(session),
         shell_calls=len(shell_calls),
         shell_successes=sum(1 for call in shell_calls if call.exit_code == 0),
         claims=session_claims(session),
+        episodes_unaided=sum(1 for episode in episodes if episode.unaided),
+        recoveries=recoveries.turns,
+        corrections_open=recoveries.open,
     )

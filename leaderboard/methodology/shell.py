@@ -205,12 +205,14 @@ def _shell_script(words: list[str], index: int) -> str | None:
 
 class ShellCall(NamedTuple):
     """One shell call whose outcome is known: the assistant turn holding it (0 for the
-    first assistant turn), its program and its exit code (1 for an error shown only by
-    its output)."""
+    first assistant turn), its program, its exit code (1 for an error shown only by
+    its output), and how many user turns came before its assistant turn (two calls
+    with the same count have no words of the user between them)."""
 
     turn: int
     program: str | None
     exit_code: int
+    user_turns: int = 0
 
 
 # Errors a tool's output shows when the call gives no exit code (methodology §3, bash
@@ -280,15 +282,19 @@ def session_shell_calls(
     turns = session.get("turns") or []
     calls: list[ShellCall] = []
     assistant_turn = -1
+    user_turns = 0
     for index, turn in enumerate(turns):
-        if turn.get("role") != "assistant":
+        role = turn.get("role")
+        if role == "user":
+            user_turns += 1
+        if role != "assistant":
             continue
         assistant_turn += 1
         for call, output in turn_outputs(turns, index):
             exit_code = call_exit_code(call, output)
             if call.get("tool") in shell_names and exit_code is not None:
                 program = shell_program(_call_command(call))
-                calls.append(ShellCall(assistant_turn, program, exit_code))
+                calls.append(ShellCall(assistant_turn, program, exit_code, user_turns))
     return calls
 
 
@@ -319,8 +325,23 @@ def bash_episodes(calls: Sequence[ShellCall]) -> list[int | None]:
     1: a fix in the failing turn itself or in the next one is the very next command,
     and several failing calls in one turn are one turn.
     """
-    turns: list[int | None] = []
-    open_at: dict[str, tuple[int, int]] = {}  # program -> (turn, episode index)
+    return [episode.turns for episode in bash_episode_outcomes(calls)]
+
+
+class Episode(NamedTuple):
+    """One error episode: the assistant turns it took (None: never resolved), and
+    whether it was resolved before the user's next words (no user turn between the
+    failing call and the fixing one: the agent fixed it on its own)."""
+
+    turns: int | None
+    unaided: bool = False
+
+
+def bash_episode_outcomes(calls: Sequence[ShellCall]) -> list[Episode]:
+    """Every error episode of bash_episodes, with whether the user stepped in."""
+    episodes: list[Episode] = []
+    open_at: dict[str, ShellCall] = {}  # program -> the call that opened its episode
+    index_of: dict[str, int] = {}
     for call in calls:
         # A call whose program cannot be named cannot open or resolve an episode:
         # there is nothing to match it against.
@@ -328,12 +349,15 @@ def bash_episodes(calls: Sequence[ShellCall]) -> list[int | None]:
             continue
         if call.exit_code != 0:
             if call.program not in open_at:
-                open_at[call.program] = (call.turn, len(turns))
-                turns.append(None)
+                open_at[call.program] = call
+                index_of[call.program] = len(episodes)
+                episodes.append(Episode(None))
         elif call.program in open_at:
-            opened, episode = open_at.pop(call.program)
-            turns[episode] = max(1, call.turn - opened)
-    return turns
+            opened = open_at.pop(call.program)
+            episodes[index_of.pop(call.program)] = Episode(
+                max(1, call.turn - opened.turn), call.user_turns == opened.user_turns
+            )
+    return episodes
 
 
 def episode_score(turns: int | None) -> float:

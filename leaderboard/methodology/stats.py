@@ -24,6 +24,13 @@ UNDER_REVIEW_INFRA_RATE = 0.2
 TOKEN_SAVING_RATIO = 0.8
 # Signal boards: a model (or a scenario slice) with fewer sessions is listed, unranked.
 MIN_RANKED_SESSIONS = 30
+# Signal boards: a model whose largest uploading account contributed strictly more than
+# this share of its counted sessions is "concentrated" (its figures are also shown
+# without that account).
+CONCENTRATION_SHARE = 0.5
+# "How stable" wording of a signal figure: below MIN_RANKED_SESSIONS it is not ranked;
+# below this many sessions its rank may still move as sessions arrive.
+SETTLED_SESSIONS = 100
 # pass^k and pass@k are published for k = 1 … this.
 PASS_K_MAX = 8
 
@@ -147,8 +154,10 @@ def cluster_robust_ratio(
     ratio = math.fsum(y) / total_units
     # One cluster: the n/(n-1) correction divides by zero, and a single session says
     # nothing about how sessions vary, so the ratio is reported without an interval
-    # rather than with a zero-width one that would look falsely certain.
-    if clusters == 1:
+    # rather than with a zero-width one that would look falsely certain. The same when
+    # one cluster alone has units (one session with corrections, or with episodes, among
+    # many): the others add nothing, and the variance would be exactly 0.
+    if sum(1 for m_s in m if m_s > 0) < 2:
         return (ratio, None, None)
     half_width = z * math.sqrt(_cluster_robust_variance(y, m, ratio, total_units))
     return (ratio, ratio - half_width, ratio + half_width)

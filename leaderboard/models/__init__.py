@@ -1,7 +1,8 @@
 """Board snapshots (what visitors read) and moderation records (what admins decide)."""
 
+from leaderboard.models.alerts import AlertDelivery, Follow
 from leaderboard.models.effects import BoardDecomposition, BoardEffect, EffectKind
-from leaderboard.models.history import EntryHistory, SnapshotCause
+from leaderboard.models.history import EntryHistory, SignalHistory, SnapshotCause
 from leaderboard.models.labels import ManualLabel
 from leaderboard.models.moderation import (
     ConflictDecision,
@@ -14,6 +15,11 @@ from leaderboard.models.moderation import (
     UnderReviewEntry,
 )
 from leaderboard.models.safety import SafetyEntry
+from leaderboard.models.session_conflicts import (
+    SessionConflictDecision,
+    SessionConflictPair,
+    SignalUploader,
+)
 from leaderboard.models.sessions import SessionScore
 from leaderboard.models.snapshots import (
     Board,
@@ -27,6 +33,7 @@ from leaderboard.models.snapshots import (
 )
 
 __all__ = [
+    "AlertDelivery",
     "Board",
     "BoardDecomposition",
     "BoardEffect",
@@ -39,13 +46,18 @@ __all__ = [
     "DecisionRecord",
     "EffectKind",
     "EntryHistory",
+    "Follow",
     "HarnessTransfer",
     "ManualLabel",
     "PendingSubmission",
     "RecomputeRequest",
     "SafetyEntry",
+    "SessionConflictDecision",
+    "SessionConflictPair",
     "SessionScore",
     "SignalEntry",
+    "SignalHistory",
+    "SignalUploader",
     "SnapshotCause",
     "SnapshotQuerySet",
     "SubmissionDecision",

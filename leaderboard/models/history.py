@@ -51,6 +51,10 @@ class EntryHistory(models.Model):
     verification = models.CharField(max_length=limits.VERIFICATION_LENGTH, blank=True)
     conflict_excluded = models.PositiveIntegerField(default=0)
     infra_errors = models.PositiveIntegerField(default=0)
+    # The rank range as it stood when the row was written (not tracked: a row is never
+    # written for a range alone); the alerts compare ranges (methodology.moves).
+    rank_best = models.PositiveIntegerField(null=True)
+    rank_worst = models.PositiveIntegerField(null=True)
 
     class Meta:
         ordering = ["-snapshot_id", "board_slug", "pk"]
@@ -86,3 +90,37 @@ class SnapshotCause(models.Model):
 
     def __str__(self) -> str:
         return f"snapshot {self.snapshot_id}: {self.kind} {self.record_id or ''}".rstrip()
+
+
+class SignalHistory(models.Model):
+    """One model's composite signal figures (the model view) from one snapshot on, until
+    the next row of the same model; written like EntryHistory, only on a change."""
+
+    model_name = models.CharField(max_length=200)
+    snapshot_id = models.BigIntegerField(help_text="the snapshot these figures appeared in")
+    valid_from = models.DateTimeField(help_text="that snapshot's time")
+    is_latest = models.BooleanField(default=True)
+    removed = models.BooleanField(default=False)
+    previous = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    rank = models.PositiveIntegerField(null=True)
+    sessions = models.PositiveIntegerField(default=0)
+    greyed = models.BooleanField(default=False)
+    # {figure: {"value", "low", "high"}} for the NIR and every signal: what the board
+    # publishes of each, and all a change or a move past an interval needs.
+    figures = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-snapshot_id", "model_name", "pk"]
+        verbose_name_plural = "signal history"
+        indexes = [
+            models.Index(
+                fields=["model_name"], condition=Q(is_latest=True), name="signalhistory_latest"
+            ),
+            models.Index(fields=["-snapshot_id"], name="signalhistory_snapshot"),
+            models.Index(fields=["model_name", "-snapshot_id"], name="signalhistory_model"),
+        ]
+
+    def __str__(self) -> str:
+        return f"signals: {self.model_name} (snapshot {self.snapshot_id})"

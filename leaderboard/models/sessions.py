@@ -48,6 +48,18 @@ class SessionScore(models.Model):
     claims = models.PositiveIntegerField(
         default=0, help_text="assistant turns claiming a capability the toolset lacks"
     )
+    episodes_unaided = models.PositiveIntegerField(
+        default=0, help_text="bash episodes resolved before the user's next words"
+    )
+    recovery_turns = models.PositiveIntegerField(
+        default=0, help_text="sum of the turns to recover of the corrections recovered from"
+    )
+    corrections_recovered = models.PositiveIntegerField(
+        default=0, help_text="corrections the model got back on track from"
+    )
+    corrections_open = models.PositiveIntegerField(
+        default=0, help_text="corrections the session ended before recovering from"
+    )
 
     class Meta:
         verbose_name = "session score"

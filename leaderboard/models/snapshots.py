@@ -113,6 +113,9 @@ class Board(models.Model):
     position = models.PositiveSmallIntegerField()
     entry_count = models.PositiveIntegerField(default=0)
     task_count = models.PositiveIntegerField(default=0)
+    # Some entry's bootstrap and clustered intervals are still being computed after the
+    # swap (leaderboard.recompute.intervals): the page and the API say so until they land.
+    intervals_pending = models.BooleanField(default=False)
 
     objects = BoardQuerySet.as_manager()
 
@@ -235,6 +238,9 @@ class BoardEntry(models.Model):
     # p80_low, p80_high, slope, tasks, runs, degenerate} in minutes; {}: fewer than two
     # counted tasks with human minutes.
     horizon = models.JSONField(default=dict)
+    # Its interval bounds (pass^k and pass@k, the means', the horizon's) are computed
+    # after the snapshot is swapped in, and are null until then (recompute.intervals).
+    intervals_pending = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["board", "position"]

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
-from rest_framework.authtoken.models import Token
-from rest_framework.throttling import ScopedRateThrottle
 
+from ingestion.services.api_tokens import IssuedToken, api_token_revoke, api_token_rotate
 from ingestion.services.permissions import permission_require, reason_require
 from ingestion.services.trust import trusted_group
+from ingestion.throttling import upload_limiter
 
-UPLOAD_THROTTLE_SCOPE = "uploads"
 CHANGE_USER = "auth.change_user"
 # Whoever may approve an account's submissions may also trust the account.
 GRANT_TRUST = "leaderboard.review_submission"
@@ -28,6 +26,7 @@ MODERATOR_PERMISSIONS = {
         "view_boardsnapshot", "transfer_harness", "view_harnesstransfer",
         "review_submission", "view_submissionreview", "view_pendingsubmission",
         "label_turns", "view_manuallabel",
+        "view_sessionconflictpair", "view_sessionconflictdecision",
     ],
     "ingestion": [
         "view_submission", "view_run", "view_suite", "view_category", "view_languagemodel",
@@ -35,6 +34,7 @@ MODERATOR_PERMISSIONS = {
         "view_task", "change_task", "view_harness", "change_harness",
         "view_person", "add_person", "change_person", "view_harnessowner",
         "view_modelprice", "add_modelprice", "change_modelprice", "delete_modelprice",
+        "view_organisation",
     ],
 }  # fmt: skip
 
@@ -54,41 +54,33 @@ class UploadRate:
         return f"{self.used}/{self.limit} per {self.window_s}s ({state})"
 
 
-def upload_throttle_key(user) -> str:
-    """The cache key DRF's ScopedRateThrottle keeps this account's upload history under."""
-    return ScopedRateThrottle.cache_format % {"scope": UPLOAD_THROTTLE_SCOPE, "ident": user.pk}
-
-
 def upload_rate(user) -> UploadRate | None:
     """Uploads in the current throttle window, or None when uploads are not throttled."""
-    rate = ScopedRateThrottle.THROTTLE_RATES.get(UPLOAD_THROTTLE_SCOPE)
-    if not rate:
+    limiter = upload_limiter()
+    if limiter is None:
         return None
-    limit, window = ScopedRateThrottle().parse_rate(rate)
-    history = ScopedRateThrottle.cache.get(upload_throttle_key(user), [])
-    now = time.time()
-    return UploadRate(sum(1 for t in history if t > now - window), limit, window)
+    return UploadRate(limiter.usage(user.pk), limiter.rate.limit, limiter.rate.window_s)
 
 
 def upload_rate_reset(*, user, actor) -> None:
     permission_require(actor, CHANGE_USER)
-    ScopedRateThrottle.cache.delete(upload_throttle_key(user))
+    limiter = upload_limiter()
+    if limiter is not None:
+        limiter.reset(user.pk)
 
 
 @transaction.atomic
-def token_rotate(*, user, actor) -> Token:
+def token_rotate(*, user, actor) -> IssuedToken:
     """A new API token for `user`; the old one stops working at once."""
     permission_require(actor, CHANGE_USER)
-    Token.objects.filter(user=user).delete()
-    return Token.objects.create(user=user)
+    return api_token_rotate(user=user)
 
 
 @transaction.atomic
 def token_revoke(*, user, actor) -> bool:
     """Delete `user`'s API token; True when there was one."""
     permission_require(actor, CHANGE_USER)
-    deleted, _ = Token.objects.filter(user=user).delete()
-    return bool(deleted)
+    return api_token_revoke(user=user)
 
 
 @transaction.atomic

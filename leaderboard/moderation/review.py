@@ -2,8 +2,11 @@
 review (an uploader not yet trusted, ingestion.services.trust).
 
 Approval makes it "ingested" and announces the change, so it publishes at the next
-recompute; rejection makes it "rejected" with the reason as its error, and its runs
-stay on no board. Each decision is kept as an append-only SubmissionReview.
+recompute; only then does its manifest's harness metadata take effect (the name
+claimed, its URL, contributors and maintainers applied: ingestion.services.
+harness_owners). Rejection makes it "rejected" with the reason as its error: its runs
+stay on no board and its metadata was never applied. Each decision is kept as an
+append-only SubmissionReview.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from ingestion.bundles import BundleRejected
 from ingestion.evidence import EvidenceCause, evidence_changed_announce
 from ingestion.models import Submission
+from ingestion.services.harness_owners import submission_harness_publish
 from ingestion.services.permissions import permission_require, reason_require
 from leaderboard.models import SubmissionReview
 
@@ -30,16 +35,31 @@ class NotPendingReview(ValidationError):
     """The submission is not (any more) waiting for review: approved, rejected or other."""
 
 
+class NotPublishable(ValidationError):
+    """Its manifest may no longer be published as it stands (the harness name has other
+    maintainers since, whose metadata it would change): it can only be rejected."""
+
+
 @transaction.atomic
 def submission_approve(*, submission: Submission, moderator, reason: str) -> SubmissionReview:
     """Publish a pending submission: on the boards from the next recompute."""
     locked = _pending_locked(submission, moderator, "approved")
     record = _review_record(locked, SubmissionReview.Action.APPROVE, reason, moderator)
+    try:
+        harness_ids = submission_harness_publish(submission=locked)
+    except BundleRejected as refused:
+        error = refused.errors[0]  # one named error of its manifest
+        raise NotPublishable(
+            f"submission {locked.pk} cannot be published as it stands"
+            f" ({error.file} {error.field}: {error.message}): reject it instead",
+            code="not_publishable",
+        ) from refused
     Submission.objects.filter(pk=locked.pk).update(status=Submission.Status.INGESTED)
     submission.status = Submission.Status.INGESTED
+    submission.harness_id = locked.harness_id
     evidence_changed_announce(
         sender=__name__,
-        harness_ids=[locked.harness_id],
+        harness_ids=harness_ids,
         sessions=locked.sessions_count > 0,
         cause=EvidenceCause("review", record.pk, f"submission #{locked.pk} approved"),
     )

@@ -14,11 +14,11 @@ from leaderboard.boards.catalogue import task_boards
 from leaderboard.models import BoardEntry, UnderReviewEntry
 
 # One aggregate over the runs of the listed agents: infra errors by kind, per
-# (harness, model, suite, overall, coding, submission), rolled up per board in Python,
+# (harness, model, suite, overall, coding, category, submission), rolled up per board in Python,
 # on the boards the suite joins (as leaderboard.boards.totals.board_tasks does).
 INFRA_ERRORS_SQL = """
     SELECT r.harness_id, r.model_id, s.slug || '-' || s.version, s.in_overall,
-           c.coding AND s.in_coding,
+           c.coding AND s.in_coding, c.name,
            r.submission_id, r.infra_error, count(*)
     FROM ingestion_run r
     JOIN ingestion_submission sub ON sub.id = r.submission_id AND sub.status = 'ingested'
@@ -27,7 +27,7 @@ INFRA_ERRORS_SQL = """
     JOIN ingestion_category c ON c.id = t.category_id
     WHERE r.outcome = 'infra_error' AND t.approved AND s.official AND {benign}
           AND (r.harness_id, r.model_id) IN (SELECT * FROM unnest(%s::bigint[], %s::bigint[]))
-    GROUP BY 1, 2, 3, 4, 5, 6, 7
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 """
 
 
@@ -67,8 +67,11 @@ def _infra_errors(agents: list[tuple[int, int]]) -> dict[tuple[str, int, int], I
         return found
     with connection.cursor() as cursor:
         cursor.execute(_infra_errors_query(), [[a[0] for a in agents], [a[1] for a in agents]])
-        for harness_id, model_id, suite_board, overall, coding, submission_id, kind, runs in cursor:
-            for board in task_boards(suite_board, overall=overall, coding=coding):
+        for row in cursor:
+            harness_id, model_id, suite_board, overall, coding, category = row[:6]
+            submission_id, kind, runs = row[6:]
+            boards = task_boards(suite_board, overall=overall, coding=coding, category=category)
+            for board in boards:
                 errors = found[(board, harness_id, model_id)]
                 errors.by_kind[kind] += runs
                 errors.by_submission[submission_id] += runs

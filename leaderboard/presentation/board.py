@@ -188,6 +188,14 @@ def pass_k_headline(entry: Any) -> PassK | None:
     return rows[-1] if rows else None
 
 
+def pass_k_at(entry: Any, k: int | None) -> PassK | None:
+    """pass^k at the k a visitor chose, over every task the entry covers; None when some
+    covered task has fewer than k trials. With no k chosen, the headline (largest k)."""
+    if k is None:
+        return pass_k_headline(entry)
+    return next((row for row in pass_k_over_every_task(entry) if row.k == k), None)
+
+
 def pass_k_range(entry: Any) -> str:
     """ "k = 1–5": the range of k shown (every covered task has that many trials)."""
     rows = pass_k_over_every_task(entry)

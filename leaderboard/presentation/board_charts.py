@@ -7,6 +7,7 @@ Python package is only where the vendored JS bundle came from).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,6 +22,9 @@ FRONTIER_COLOUR = "#d9822b"
 # below it has every row anyway.
 FOREST_MAX_ROWS = 40
 ROW_HEIGHT_PX = 22
+# The cost chart names its frontier's agents beside their points (nothing needs a
+# hover), the best pass rates first, at most this many so the labels stay legible.
+LABELLED_POINTS = 5
 
 CONFIG = {"displayModeBar": False, "responsive": True}
 # Translucent grey reads on the light and the dark theme alike (Plotly's default
@@ -174,6 +178,21 @@ class CostPlot:
     not_plotted: list[NotPlotted]
     # Entries drawn; with none the page shows a sentence instead of empty axes.
     plotted: int = 0
+    # Points on the Pareto frontier: the caption names the steps only when they are drawn.
+    frontier: int = 0
+
+    @property
+    def caption(self) -> str:
+        """What the chart draws, in words true to this board's figure."""
+        head = "Cost per success (log scale) against pass rate"
+        if self.frontier >= 2:
+            return (
+                f"{head}; the orange steps join the Pareto frontier (no agent is both "
+                f"cheaper and better), its agents named"
+            )
+        if self.frontier == 1:
+            return f"{head}; the named agent is the cheapest of the best: no agent beats it on both"
+        return head
 
 
 COST_NOT_PLOTTED = {
@@ -199,7 +218,16 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
     frontier = pareto_frontier(
         (e.cost_per_success, e.pass_rate) for e in plotted if e.rank is not None
     )
-    data = [_frontier_trace(frontier), _cost_trace(plotted)]
+    on_frontier = set(frontier)
+    leading = [
+        e
+        for e in plotted
+        if e.rank is not None and (e.cost_per_success, e.pass_rate) in on_frontier
+    ]
+    leading = sorted(leading, key=lambda e: -e.pass_rate)[:LABELLED_POINTS]
+    # A one-point frontier draws no step; the caption says so (CostPlot.caption).
+    span = [e.cost_per_success for e in plotted]
+    data = [_frontier_trace(frontier), _cost_trace(plotted), _labels_trace(leading, span)]
     layout = base_layout(
         height=320,
         # Ticks at 1, 2 and 5 of each decade, in dollars: "$0.05", "$2".
@@ -208,7 +236,7 @@ def cost_vs_pass_rate(entries: Iterable[EntryLike]) -> CostPlot:
         yaxis=axis(range=[0, 1.02], tickformat=".0%", title={"text": "Pass rate"}),
     )  # fmt: skip
     layout["margin"]["l"] = 50
-    return CostPlot(figure(data, layout), not_plotted, plotted=len(plotted))
+    return CostPlot(figure(data, layout), not_plotted, plotted=len(plotted), frontier=len(frontier))
 
 
 def _frontier_trace(frontier: Sequence[tuple[float, float]]) -> dict[str, Any]:
@@ -242,6 +270,31 @@ def _cost_trace(plotted: Sequence[EntryLike]) -> dict[str, Any]:
         ],
         "hoverinfo": "text",
     }
+
+
+def _labels_trace(leading: Sequence[EntryLike], costs: Sequence[float]) -> dict[str, Any]:
+    """The leading agents' names written beside their points (text only, no marker),
+    leaning inwards from the chart's edges so that none runs off it."""
+    return {
+        "type": "scatter",
+        "mode": "text",
+        "name": "leading agents",
+        "x": [e.cost_per_success for e in leading],
+        "y": [e.pass_rate for e in leading],
+        "text": [agent_label(e) for e in leading],
+        "textposition": [_label_side(e.cost_per_success, costs) for e in leading],
+        "textfont": {"size": 10},
+        "cliponaxis": False,
+        "hoverinfo": "skip",
+    }
+
+
+def _label_side(cost: float, costs: Sequence[float]) -> str:
+    low, high = math.log(min(costs)), math.log(max(costs))
+    where = (math.log(cost) - low) / (high - low) if high > low else 0.5
+    if where < 1 / 3:
+        return "bottom right"
+    return "bottom left" if where > 2 / 3 else "bottom center"
 
 
 def _has_cost(entry: EntryLike) -> bool:

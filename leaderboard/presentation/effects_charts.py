@@ -3,6 +3,7 @@ axis, the reference at 1. A plain dict for static/js/charts.js, as boards.charts
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,10 +17,19 @@ from leaderboard.presentation.board_charts import (
     figure,
     interval_trace,
 )
-from leaderboard.presentation.effects import effect_interval_text
+from leaderboard.presentation.effects import SCALE, effect_interval_text
 
 # More rows than this stop being readable; the table has every one.
 MAX_ROWS = FOREST_MAX_ROWS
+# The axis spans the table's bars' scale, ±SCALE log-odds (×0.05 … ×20), so the chart
+# and the bars read alike; an interval past it runs off the edge as on the bars.
+TICKS = (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20)
+
+
+def odds_axis_range() -> list[float]:
+    """±SCALE log-odds in log10 units, as Plotly wants a log axis's range."""
+    edge = SCALE / math.log(10)
+    return [-edge, edge]
 
 
 def effects_forest(effects: Sequence[Any], *, title: str) -> dict | None:
@@ -50,7 +60,8 @@ def effects_forest(effects: Sequence[Any], *, title: str) -> dict | None:
     ]
     layout = base_layout(
         height=max(160, 60 + ROW_HEIGHT_PX * len(drawable)),
-        xaxis=axis(type="log", title={"text": title}),
+        xaxis=axis(type="log", title={"text": title}, range=odds_axis_range(),
+                   tickvals=list(TICKS), ticktext=[f"×{tick:g}" for tick in TICKS]),
         yaxis=axis(autorange="reversed", automargin=True, type="category",
                    categoryorder="array", categoryarray=labels),
         # The reference line: odds ratio 1, no difference.

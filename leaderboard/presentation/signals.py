@@ -51,8 +51,18 @@ def signal_cell(data: dict | None, signal: str) -> SignalCell | None:
         title=_signal_title(signal, figure),
         bar=unit_bar(value, low, high),
         zero=None,
-        detail="",
+        detail=_detail(signal, figure),
     )
+
+
+def _detail(signal: str, figure: dict) -> str:
+    """Small print beside the figure: steerability's turns to recover, bash recovery's
+    share fixed before the user's next words (absent from older snapshots: nothing)."""
+    if signal == "steerability" and figure.get("turns_to_recover") is not None:
+        return f"{figure['turns_to_recover']:.2f} turns to recover"
+    if signal == "bash_recovery" and figure.get("autonomous_rate") is not None:
+        return f"{percent(figure['autonomous_rate'])} on its own"
+    return ""
 
 
 def _score(value: float | None) -> str:
@@ -80,7 +90,7 @@ def _count_text(signal: str, f: dict) -> str:
         return f"n = {f.get('n')} scored sessions (praise ≠ complaints)"
     if signal == "steerability":
         turns = f" over n = {f['turns']} assistant turns" if "turns" in f else ""
-        return f"mean steering effort {_score(f.get('mean_effort'))}{turns}"
+        return f"mean steering effort {_score(f.get('mean_effort'))}{turns}{_recovery_text(f)}"
     if signal == "bash_recovery":
         median = f.get("median_attempts")
         # Episodes are counted in assistant turns (the API keeps its name).
@@ -89,10 +99,37 @@ def _count_text(signal: str, f: dict) -> str:
         low, high = f.get("recovery_rate_low"), f.get("recovery_rate_high")
         if low is not None and high is not None:
             recovered += f" (95% CI {percent(low)}–{percent(high)}, cluster-robust)"
-        return f"n = {f.get('episodes')} error episodes, {recovered}{attempts}"
+        return f"n = {f.get('episodes')} error episodes, {recovered}{attempts}{_split_text(f)}"
     if signal == "shell_success":
         return f"n = {f.get('calls')} shell calls with an exit code"
     return f"n = {f.get('calls')} tool calls; lower is better"
+
+
+def _recovery_text(f: dict) -> str:
+    """Turns to recover after a correction, its interval and counts."""
+    if "corrections" not in f:  # a snapshot computed before they were counted
+        return ""
+    mean = f.get("turns_to_recover")
+    low, high = f.get("turns_to_recover_low"), f.get("turns_to_recover_high")
+    text = "; turns to recover " + (MISSING if mean is None else f"{mean:.2f}")
+    if low is not None and high is not None:
+        text += f" (95% CI {low:.2f}–{high:.2f}, cluster-robust)"
+    still_open = f.get("corrections_open", 0)
+    return text + f" over n = {f['corrections']} corrections, {still_open} open at the end"
+
+
+def _split_text(f: dict) -> str:
+    """Episodes fixed before the user's next words and after them, each with its interval."""
+    if "autonomous" not in f:  # a snapshot computed before the split
+        return ""
+    parts = []
+    for key, what in (("autonomous", "before the user's next words"), ("after_user", "after")):
+        share = f"{percent(f.get(f'{key}_rate'))} fixed {what}"
+        low, high = f.get(f"{key}_rate_low"), f.get(f"{key}_rate_high")
+        if low is not None and high is not None:
+            share += f" (95% CI {percent(low)}–{percent(high)}, Wilson)"
+        parts.append(share)
+    return "; " + ", ".join(parts)
 
 
 def points(value: float | None) -> str:

@@ -15,34 +15,34 @@ the snapshot in, so a recompute that dies leaves its requests for the next one.
 from __future__ import annotations
 
 import datetime
-import json
 import time
 from functools import partial
 
 from django.db import connection, transaction
-from django.db.models import JSONField, TextField
-from django.db.models.functions import Cast
 from django.utils import timezone
 from psycopg import sql
 
 from ingestion.models import Harness, LanguageModel, Task
-from ingestion.services.writers import copy_rows
 from leaderboard.boards.catalogue import board_definitions, is_aggregate
 from leaderboard.boards.compute import (
-    ABOUT_FIELDS,
-    AFTER_CUTOFF_FIELDS,
     AgentName,
     finish_boards,
     fresh_entries,
 )
 from leaderboard.boards.horizons import board_horizons
-from leaderboard.boards.intervals import INTERVAL_FIELDS
-from leaderboard.boards.run_configs import RUN_CONFIG_FIELDS, entry_run_configs, run_config_fields
+from leaderboard.boards.run_configs import entry_run_configs, run_config_fields
 from leaderboard.boards.totals import CoverageOf, agent_totals
 from leaderboard.boards.traces import entry_traces, trace_fields
 from leaderboard.effects.tasks import effects_kick
-from leaderboard.history.services import history_record, snapshot_causes_record
-from leaderboard.models import Board, BoardEntry, BoardSnapshot, BoardState
+from leaderboard.history.services import (
+    history_record,
+    signal_history_record,
+    snapshot_causes_record,
+)
+from leaderboard.models import Board, BoardSnapshot, BoardState
+from leaderboard.recompute.announcements import snapshot_swapping
+from leaderboard.recompute.entries import board_entries_write, entries_carry_over
+from leaderboard.recompute.interval_tasks import intervals_kick
 from leaderboard.recompute.outbox import requests_claim, requests_delete
 from leaderboard.recompute.safety import safety_write
 from leaderboard.signalboard.snapshot import signals_carry_over, signals_snapshot_write
@@ -55,18 +55,6 @@ SNAPSHOTS_KEPT = 3
 RECOMPUTE_LOCK = 7_201_001
 # Sorting inside the percentile aggregates should stay in memory.
 RECOMPUTE_WORK_MEM = "128MB"
-
-ENTRY_FIELDS = (
-    "rank", "harness_version", "minimal_baseline", "runs", "n", "passes", "pass_rate",
-    "wilson_low", "wilson_high", "infra_errors", "infra_error_rate", "under_review",
-    "conflict_excluded", "cost_per_success", "cost_per_success_status",
-    "reported_cost_per_success", "reported_cost_per_success_status", "cost_disagrees",
-    "tokens_per_success",
-    "pass_hat_k", "partial_score", "ttft_ms_p50", "ttft_ms_p95", "duration_s_p50",
-    "duration_s_p95", "mean_steps", "mean_tool_calls", "latest_submission_at", "verification",
-    "coverage_tasks", "coverage_of", "trajectory", "violations", "horizon", *RUN_CONFIG_FIELDS, *INTERVAL_FIELDS,
-    *ABOUT_FIELDS, *AFTER_CUTOFF_FIELDS,
-)  # fmt: skip
 
 
 def agent_names(pairs: set[tuple[int, int]]) -> dict[tuple[int, int], AgentName]:
@@ -115,7 +103,9 @@ def boards_recompute_pending(*, full: bool = False) -> BoardSnapshot | None:
     if not scope.request_ids and not full:
         return None
     harness_ids = None if full else scope.harness_ids
-    snapshot = boards_recompute(harness_ids=harness_ids, signals=scope.sessions)
+    snapshot = boards_recompute(
+        harness_ids=harness_ids, signals=scope.sessions, defer_intervals=True
+    )
     snapshot_causes_record(snapshot=snapshot, causes=scope.causes)
     requests_delete(scope)
     return snapshot
@@ -123,23 +113,25 @@ def boards_recompute_pending(*, full: bool = False) -> BoardSnapshot | None:
 
 @transaction.atomic
 def boards_recompute(
-    *, harness_ids: list[int] | None = None, signals: bool = False
+    *, harness_ids: list[int] | None = None, signals: bool = False, defer_intervals: bool = False
 ) -> BoardSnapshot:
     """Compute the boards and make the result the current snapshot.
 
     With `harness_ids`, only those harnesses' runs are read again (see module doc), and
     the signal board is carried over unless `signals` says sessions changed. A full
-    recompute (no `harness_ids`) recomputes the signal board too.
+    recompute (no `harness_ids`) recomputes the signal board too. With
+    `defer_intervals`, the bootstrap and clustered interval bounds of the entries
+    recomputed are left to a task run once the snapshot commits (recompute.intervals).
     """
     started = time.monotonic()
     _prepare_session()
     current = BoardSnapshot.objects.current()
     if current is None:
         harness_ids = None  # nothing to carry over
-    totals = agent_totals(harness_ids=harness_ids)
-    by_board = fresh_entries(
-        totals, agent_names({(h, m) for _, h, m in totals}), task_publication_dates()
-    )
+    bounds = not defer_intervals
+    totals = agent_totals(harness_ids=harness_ids, task_sums=bounds)
+    names = agent_names({(h, m) for _, h, m in totals})
+    by_board = fresh_entries(totals, names, task_publication_dates(), bounds=bounds)
     configs = entry_run_configs(harness_ids=harness_ids)
     traces = entry_traces(harness_ids=harness_ids)
     for board, entries in by_board.items():
@@ -147,9 +139,9 @@ def boards_recompute(
             key = (board, entry["harness_id"], entry["model_id"])
             entry.update(run_config_fields(configs.get(key)))
             entry.update(trace_fields(traces.get(key)))
-    board_horizons(by_board, {key: t.per_task for key, t in totals.items()})
+    board_horizons(by_board, {key: t.per_task for key, t in totals.items()}, bounds=bounds)
     if harness_ids is not None:
-        _carry_over(current, set(harness_ids), by_board)
+        entries_carry_over(current, set(harness_ids), by_board)
     boards = finish_boards(by_board, CoverageOf.read())
     snapshot = BoardSnapshot.objects.create(computed_at=timezone.now())
     definitions = board_definitions()
@@ -158,6 +150,8 @@ def boards_recompute(
     safety_write(snapshot, boards, definitions, agent_names)  # runs under attack
     # Harness × model effects need the whole board and a fit: a task of their own.
     transaction.on_commit(partial(effects_kick, snapshot.pk), robust=True)
+    if any(entry["intervals_pending"] for entries in boards.values() for entry in entries):
+        transaction.on_commit(partial(intervals_kick, snapshot.pk), robust=True)
     if harness_ids is None or signals:
         turns_label_pending()
         signals_snapshot_write(snapshot)
@@ -174,6 +168,7 @@ def boards_recompute(
     snapshot.save(update_fields=["runs_total", "sessions_total", "duration_ms", "safety_boards"])
     _snapshot_swap(snapshot)
     history_record(snapshot=snapshot)  # survives the pruning of old snapshots
+    signal_history_record(snapshot=snapshot)
     BoardState.objects.update_or_create(pk=1, defaults={"computed_at": snapshot.computed_at})
     return snapshot
 
@@ -182,8 +177,10 @@ def recompute_running() -> bool:
     """Whether some process holds the recompute lock (is recomputing) right now."""
     with connection.cursor() as cursor:
         cursor.execute(
+            # pg_locks lists the whole cluster's locks: only this database's count.
             "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1"
-            " AND classid = 0 AND objid = %s AND granted",
+            " AND classid = 0 AND objid = %s AND granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             [RECOMPUTE_LOCK],
         )
         return cursor.fetchone() is not None
@@ -205,76 +202,22 @@ def _prepare_session() -> None:
         cursor.execute("ANALYZE ingestion_submission, ingestion_harness")
 
 
-def _carry_over(
-    current: BoardSnapshot, recomputed: set[int], by_board: dict[str, list[dict]]
-) -> None:
-    """Add the current snapshot's entries of every harness that was not recomputed."""
-    kept = BoardEntry.objects.filter(board__snapshot=current).exclude(harness_id__in=recomputed)
-    # pass^k tables travel as their stored text: nothing here reads them, and decoding
-    # then encoding a thousand of them was a fifth of an incremental recompute.
-    kept = kept.annotate(pass_hat_k_text=Cast("pass_hat_k", TextField()))
-    columns = ("board__slug", "harness_name", "model_name", "harness_id", "model_id")
-    fields = [f for f in ENTRY_FIELDS if f != "pass_hat_k"]
-    for row in kept.values(*columns, *fields, "pass_hat_k_text"):
-        row["pass_hat_k"] = StoredJson(row.pop("pass_hat_k_text"))
-        by_board[row.pop("board__slug")].append(_entry_from_row(row))
-
-
-class StoredJson(str):
-    """A JSON column's text as the database gave it, written back as it is."""
-
-
-def _entry_from_row(row: dict) -> dict:
-    """A stored entry (BoardEntry values) as the figures compute.fresh_entries gives."""
-    row["harness"], row["model"] = row.pop("harness_name"), row.pop("model_name")
-    return row
-
-
 def _board_write(
     snapshot: BoardSnapshot, slug: str, title: str, position: int, entries: list[dict]
 ) -> None:
     board = Board.objects.create(
-        snapshot=snapshot, slug=slug, title=title, position=position, entry_count=len(entries)
-    )
-    _entries_copy([_entry_row(board, position, entry) for position, entry in enumerate(entries)])
-
-
-def _entries_copy(rows: list[dict]) -> None:
-    """COPY the entries (attribute name -> value): a thousand rows through bulk_create's
-    model instances and parameters cost more than computing them."""
-    fields = [f for f in BoardEntry._meta.concrete_fields if not f.primary_key]
-    as_json = [isinstance(f, JSONField) for f in fields]
-
-    def values(row: dict) -> list:
-        return [
-            _json_text(row.get(f.attname, f.get_default()))
-            if is_json
-            else row.get(f.attname, f.get_default())
-            for f, is_json in zip(fields, as_json, strict=True)
-        ]
-
-    copy_rows(BoardEntry._meta.db_table, [f.column for f in fields], map(values, rows))
-
-
-def _json_text(value: object) -> str:
-    return value if isinstance(value, StoredJson) else json.dumps(value)
-
-
-def _entry_row(board: Board, position: int, entry: dict) -> dict:
-    return dict(
-        board_id=board.pk,
+        snapshot=snapshot,
+        slug=slug,
+        title=title,
         position=position,
-        harness_id=entry["harness_id"],
-        model_id=entry["model_id"],
-        harness_name=entry["harness"],
-        model_name=entry["model"],
-        token_saving_ratio=entry["token_saving"]["ratio"],
-        token_saving_awarded=entry["token_saving"]["awarded"],
-        **{f: entry[f] for f in ENTRY_FIELDS},
+        entry_count=len(entries),
+        intervals_pending=any(entry["intervals_pending"] for entry in entries),
     )
+    board_entries_write(board, entries)
 
 
 def _snapshot_swap(snapshot: BoardSnapshot) -> None:
+    snapshot_swapping.send(sender=__name__, snapshot_id=snapshot.pk)
     BoardSnapshot.objects.filter(is_current=True).update(is_current=False)
     BoardSnapshot.objects.filter(pk=snapshot.pk).update(is_current=True)
     snapshot.is_current = True

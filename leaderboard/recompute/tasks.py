@@ -8,7 +8,10 @@ from celery import shared_task
 from django.conf import settings
 from kombu.exceptions import OperationalError as BrokerError
 
+from ingestion.services.dry_runs import dry_runs_requeue_stuck
 from ingestion.services.queue import submissions_requeue_stuck
+from leaderboard.recompute.interval_tasks import intervals_kick
+from leaderboard.recompute.intervals import intervals_unfilled
 from leaderboard.recompute.outbox import requests_newer_than, requests_waiting_longer_than
 from leaderboard.recompute.services import boards_recompute_pending, recompute_running
 
@@ -44,9 +47,12 @@ def _still_arriving(debounce: float) -> bool:
 
 @shared_task(soft_time_limit=120, time_limit=150)
 def recompute_sweep() -> str:
-    """Send again what was lost: stuck or abandoned uploads, and the recompute when
-    requests wait in the outbox (a broker outage, or a worker killed mid-recompute)."""
+    """Send again what was lost: stuck or abandoned uploads, dry runs the broker never
+    took, the recompute when requests wait in the outbox (a broker outage, or a worker
+    killed mid-recompute), and the current snapshot's interval bounds when they still
+    wait."""
     requeued = submissions_requeue_stuck()
+    checks = dry_runs_requeue_stuck()
     # A request newer than the debounce still has its own kick coming, and a running
     # recompute will be followed by the kicks of what arrived meanwhile: kicking then
     # would only park a second worker on the recompute lock.
@@ -54,8 +60,13 @@ def recompute_sweep() -> str:
     pending = requests_waiting_longer_than(debounce) and not recompute_running()
     if pending:
         recompute_kick(countdown=0)
+    unfilled = intervals_unfilled()
+    if unfilled is not None:  # its task was lost (a broker outage, a killed worker)
+        intervals_kick(unfilled)
     if requeued:
         logger.info("sweep queued submissions %s again", requeued)
+    if checks:
+        logger.info("sweep queued dry runs %s again", checks)
     return f"requeued {len(requeued)}, recompute {'kicked' if pending else 'not needed'}"
 
 

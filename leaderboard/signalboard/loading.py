@@ -17,6 +17,7 @@ from django.db import connection
 from psycopg import sql
 
 from ingestion.models import Submission
+from leaderboard.signalboard.conflicts import NOT_EXCLUDED
 
 # Rows per FETCH from each server-side cursor: large enough that round trips are a
 # small share of the time, small enough that memory stays flat whatever the data size.
@@ -26,7 +27,8 @@ FETCH_ROWS = 5_000
 _COUNTED = sql.SQL("""
     ingestion_session s JOIN ingestion_submission sub ON sub.id = s.submission_id
 """)
-_COUNTED_WHERE = sql.SQL("WHERE sub.status = %(status)s {scenario}")
+# Conflict-excluded sessions (signalboard.conflicts) are not counted either.
+_COUNTED_WHERE = sql.SQL("WHERE sub.status = %(status)s AND {not_excluded} {scenario}")
 _ONE_SCENARIO = sql.SQL("AND s.scenario = %(scenario)s")
 # The given sessions, whatever their status. Joined through unnest, whose row count the
 # planner knows, so a few ids are found through the indexes and many in one scan.
@@ -79,7 +81,9 @@ def load_sessions(
     output are read from them (methodology.capabilities, methodology.shell).
     """
     params = {"status": Submission.Status.INGESTED, "scenario": scenario}
-    where = _COUNTED_WHERE.format(scenario=_ONE_SCENARIO if scenario else sql.SQL(""))
+    where = _COUNTED_WHERE.format(
+        not_excluded=NOT_EXCLUDED, scenario=_ONE_SCENARIO if scenario else sql.SQL("")
+    )
     for _, session in _merged(_COUNTED, where, params, with_text):
         yield session
 

@@ -19,18 +19,23 @@ from ingestion.models import Submission
 from leaderboard.methodology.cohorts import user_cohort
 from leaderboard.methodology.session_scores import SessionColumns
 from leaderboard.methodology.sessions import session_confirmed
+from leaderboard.signalboard.conflicts import EXCLUDED_PAIRS
 from leaderboard.signalboard.loading import stream_rows
 
+# Conflict-excluded sessions (signalboard.conflicts) are not counted anywhere: their
+# pairs are read once (a materialised CTE of a few rows) and anti-joined.
 # A user's sessions over the whole signal evidence (every counted session), counted once
 # per recompute in one aggregate: their cohort is the NIR's second stratum.
 # Each row carries both keys (SignalEntry.By): the model's name, and the agent version as
 # the JSON text ["<harness>", "<version>"] (signalboard.agents reads it back), null for a
 # session naming no agent, which the agent view leaves out. One read serves both views.
-_SCORED_SQL = sql.SQL("""
-    WITH users AS (
+_SCORED_TEMPLATE = sql.SQL("""
+    WITH excluded AS MATERIALIZED ({excluded_pairs}),
+    users AS (
         SELECT s.user_hash, COUNT(*) AS sessions
         FROM ingestion_session s JOIN ingestion_submission sub ON sub.id = s.submission_id
-        WHERE sub.status = %(status)s AND s.user_hash <> ''
+        LEFT JOIN excluded x ON x.account_id = sub.uploader_id AND x.model_id = s.model_id
+        WHERE sub.status = %(status)s AND s.user_hash <> '' AND x.account_id IS NULL
         GROUP BY s.user_hash
     )
     SELECT m.name,
@@ -38,18 +43,21 @@ _SCORED_SQL = sql.SQL("""
            NULLIF(s.scenario, ''), NULLIF(s.confirmation, ''), u.sessions,
            sc.praise_complaint, sc.assistant_turns, sc.effort, sc.episodes, sc.episode_score,
            sc.attempts, sc.tool_calls, sc.hallucinated, sc.shell_calls, sc.shell_successes,
-           sc.claims
+           sc.claims, sc.episodes_unaided, sc.recovery_turns, sc.corrections_recovered,
+           sc.corrections_open
     FROM leaderboard_sessionscore sc
     JOIN ingestion_session s ON s.id = sc.session_id
     JOIN ingestion_languagemodel m ON m.id = s.model_id
     LEFT JOIN ingestion_harness h ON h.id = s.agent_id
     JOIN ingestion_submission sub ON sub.id = s.submission_id
     LEFT JOIN users u ON u.user_hash = s.user_hash
-    WHERE sub.status = %(status)s
+    LEFT JOIN excluded x ON x.account_id = sub.uploader_id AND x.model_id = s.model_id
+    WHERE sub.status = %(status)s AND x.account_id IS NULL
     ORDER BY s.id
 """)
+_SCORED_SQL = _SCORED_TEMPLATE.format(excluded_pairs=EXCLUDED_PAIRS)
 # The numeric columns of SessionColumns after the model code, in field order.
-_WIDTH = 12
+_WIDTH = 16
 
 Key = tuple[str, str | None]
 
@@ -118,6 +126,10 @@ def _numbers(
     shell_calls: int,
     shell_successes: int,
     claims: int,
+    episodes_unaided: int,
+    recovery_turns: int,
+    corrections_recovered: int,
+    corrections_open: int,
 ) -> tuple[Any, ...]:
     """One session's numeric columns, encoded as session_scores encodes a summary:
     -1 for praise vs complaint not scored and for tool calls without a toolset."""
@@ -134,4 +146,8 @@ def _numbers(
         shell_calls,
         shell_successes,
         claims,
+        episodes_unaided,
+        recovery_turns,
+        corrections_recovered,
+        corrections_open,
     )

@@ -29,7 +29,9 @@ from leaderboard.signalboard.turn_labelling import turns_label_pending
 # Bump whenever a stored value would come out differently for the same session (a rule
 # of leaderboard.methodology.sessions or shell changed, or a column was added): every
 # row of another version is scored again by the next recompute.
-SCORING_VERSION = 2  # 2: bash recovery in turns, tool output, capability claims
+# 2: bash recovery in turns, tool output, capability claims; 3: turns to recover,
+# episodes fixed before the user's next words.
+SCORING_VERSION = 3
 # Scored rows held before each COPY: a few MB.
 SESSIONS_PER_BATCH = 2000
 
@@ -37,7 +39,8 @@ _TABLE = SessionScore._meta.db_table
 _COLUMNS = (
     "session_id", "version", "turns_seen", "calls_seen", "praise_complaint",
     "assistant_turns", "effort", "episodes", "episode_score", "attempts", "tool_calls",
-    "hallucinated", "shell_calls", "shell_successes", "claims",
+    "hallucinated", "shell_calls", "shell_successes", "claims", "episodes_unaided",
+    "recovery_turns", "corrections_recovered", "corrections_open",
 )  # fmt: skip
 
 _HIGHEST_IDS_SQL = """
@@ -135,6 +138,10 @@ def score_row(session_id: int, s: SessionSignals, seen: tuple[int, int]) -> tupl
         s.shell_calls,
         s.shell_successes,
         s.claims,
+        s.episodes_unaided,
+        sum(s.recoveries),
+        len(s.recoveries),
+        s.corrections_open,
     )
 
 

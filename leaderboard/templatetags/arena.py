@@ -16,7 +16,9 @@ from django.utils import timezone
 
 from leaderboard.presentation import board as board_formatting
 from leaderboard.presentation import figures as formatting
+from leaderboard.presentation import provenance as provenance_formatting
 from leaderboard.presentation import signals as signal_formatting
+from leaderboard.presentation import stability as stability_formatting
 from leaderboard.presentation import traces as trace_formatting
 from leaderboard.web.links import agent_url_for
 from leaderboard.web.signals.tables import row_links
@@ -44,6 +46,7 @@ for _filter in (
     board_formatting.coverage_text,
     board_formatting.run_config_text,
     board_formatting.pass_k_headline,
+    board_formatting.pass_k_at,
     board_formatting.pass_k_range,
     board_formatting.run_configs_differ,
     board_formatting.run_configs_title,
@@ -51,6 +54,8 @@ for _filter in (
     board_formatting.pass_k_top,
     board_formatting.pass_k_tooltip,
     signal_formatting.signal_cell,
+    provenance_formatting.provenance_view,
+    stability_formatting.stability_text,
     signal_formatting.p_value,
     signal_formatting.points,
     trace_formatting.board_trajectory_cells,
@@ -128,3 +133,18 @@ def signal_row_links(
 ):
     """A composite signal row's compare and release links (web.signals.tables.row_links)."""
     return row_links(entry, leader=leader, runner_up=runner_up, compare_url=compare_url)
+
+
+@register.simple_tag
+def signal_follow(entry: Any, follows: dict | None) -> dict | None:
+    """A signal model row's follow button (leaderboard.web.follows), for a signed-in
+    visitor; None for others and for models no follow address names."""
+    url = (follows or {}).get("urls", {}).get(entry.model_name)
+    if url is None:
+        return None
+    return {
+        "url": url,
+        "following": entry.model_name in follows["following"],
+        "key": f"signals-{url.rstrip('/').rsplit('/', 1)[-1]}",
+        "next": follows["next"],
+    }

@@ -1,5 +1,6 @@
 """Template tags about the registry (`{% load registry %}`): the registry file format
-for /methodology/, and which aggregate boards a suite's board joins.
+for /methodology/, which aggregate boards a suite's board joins, and which category a
+category's board is of.
 
 The format table lives in ingestion.services.registry_format, which also checks files
 and prints `load_registry --help`, so the page cannot drift from the loader.
@@ -27,3 +28,4 @@ def registry_format() -> dict:
 
 
 register.simple_tag(catalogue.suite_groups, name="suite_groups")
+register.filter("board_category", catalogue.board_category)

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.encoding import escape_uri_path
 from django.utils.http import urlencode
 from django.views.decorators.http import require_safe
@@ -18,6 +19,7 @@ from leaderboard.history import selectors as history_selectors
 from leaderboard.models import BoardEntry
 from leaderboard.presentation import board_charts as charts
 from leaderboard.presentation import history_charts, horizon_charts
+from leaderboard.web.follows import agent_follow_context
 from leaderboard.web.pages import htmx_page, htmx_template
 
 AGENT_TEMPLATE = "leaderboard/agent.html"
@@ -56,10 +58,18 @@ def agent(
         "detail_params": {"columns": ("cost", "tokens")},
     }
     context.update(agent_history_context(found[0].pk, found[1].pk, now=context["computed_at"]))
+    context["feed_url"] = _feed_url(harness, version, model, account)
+    context["follow"] = agent_follow_context(request, *found)
     context.update(agent_horizon_context(profile.board_rows))
     # The picker's htmx request gets only its section; any other, the page.
     template = htmx_template(request, AGENT_TEMPLATE, {PASS_K_PARTIAL}, None)
     return htmx_page(request, render(request, template, context), push_url=None)
+
+
+def _feed_url(harness: str, version: str, model: str, account: str | None) -> str:
+    if account:
+        return reverse("agent-independent-feed", args=[account, harness, version, model])
+    return reverse("agent-feed", args=[harness, version, model])
 
 
 def _pass_k_url(request: HttpRequest, row: BoardEntry) -> str:

@@ -1,4 +1,4 @@
-"""The board pages (/ and /boards/<slug>/) and their downloads. Thin: parse, select, render.
+"""The board pages (/boards/<slug>/) and their downloads. Thin: parse, select, render.
 
 Board pages answer htmx requests with only the region that changed (a partial of the
 same template), so sorting and filtering work in place with JavaScript and as plain
@@ -12,8 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from leaderboard.boards import selectors
+from leaderboard.boards.catalogue import OVERALL
 from leaderboard.boards.params import COLUMNS, SORT_KEYS, BoardParams
 from leaderboard.boards.safety_selectors import tab_safety_boards
+from leaderboard.methodology.stats import PASS_K_MAX
 from leaderboard.models import Board
 from leaderboard.presentation import board_charts as charts
 from leaderboard.presentation import horizon_charts
@@ -28,21 +30,16 @@ BOARD_PARTIALS = {"board-page", "board-table"}
 
 
 @require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    """The headline (overall) board."""
-    return _board_page(request, slug=None)
-
-
-@require_safe
 def board(request: HttpRequest, slug: str) -> HttpResponse:
     return _board_page(request, slug=slug)
 
 
-def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
+def _board_page(request: HttpRequest, slug: str) -> HttpResponse:
     params = BoardParams.from_query(request.GET)
     boards = selectors.current_boards()
     current = selectors.pick_board(boards, slug)
-    if current is None and slug is not None:
+    # Before any snapshot, Overall's address shows the empty state.
+    if current is None and (boards or slug != OVERALL.slug):
         raise Http404(f"no board {slug!r}")
 
     def context() -> dict:
@@ -55,7 +52,7 @@ def _board_page(request: HttpRequest, slug: str | None) -> HttpResponse:
     return cached_page(
         request,
         template=htmx_template(request, BOARD_TEMPLATE, BOARD_PARTIALS, "board-table"),
-        key=f"{slug or ''} {params.querystring()}",
+        key=f"{slug} {params.querystring()} {selectors.intervals_state(current)}",
         context=context,
         version=current.snapshot_id if current is not None else NO_SNAPSHOT,
         push_url=(
@@ -76,6 +73,7 @@ def _board_context(current: Board, params: BoardParams) -> dict:
         "board_url": reverse("board", args=[current.slug]),
         "sort": sort_headers(params),
         "columns": COLUMNS,
+        "pass_k_choices": range(1, PASS_K_MAX + 1),
         "column_count": _column_count(params),
         "forest": forest,
         "cost_chart": cost,

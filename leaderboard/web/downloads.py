@@ -91,6 +91,8 @@ def board_csv_table(rows: list[dict]) -> CsvTable:
             *COVERAGE_COLUMNS,
             *TRACE_COLUMNS,
             *HORIZON_CSV_COLUMNS,
+            # Last: true while the row's bounds are still being computed (null till then).
+            "intervals_pending",
         ],
         rows=[_cells(row) for row in rows],
         text_columns=BUNDLE_TEXT_FIELDS,

@@ -10,30 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
-from arena.http_cache import pages_cache, versioned_response
-from leaderboard.models import BoardSnapshot
+from arena.http_cache import versioned_response
+from leaderboard.boards.current import NO_SNAPSHOT, current_snapshot_id
 
-# Stands for "no snapshot yet" in the cache, where None would read as a miss.
-NO_SNAPSHOT = 0
+__all__ = ["NO_SNAPSHOT", "cached_page", "current_snapshot_id", "htmx_page", "htmx_template"]
+
 HTML = "text/html; charset=utf-8"
 # What a page's bytes depend on besides the URL: whether htmx asked, for which region,
 # and whether it restores history after a cache miss (then it wants the whole page).
 HTMX_VARY = ("HX-Request", "HX-Target", "HX-History-Restore-Request")
-
-
-def current_snapshot_id() -> int:
-    """The current snapshot's id, or NO_SNAPSHOT; micro-cached like current_boards()."""
-    return pages_cache.get_or_set(
-        "current-snapshot-id",
-        lambda: BoardSnapshot.objects.filter(is_current=True).values_list("pk", flat=True).first()
-        or NO_SNAPSHOT,
-        settings.ARENA_SNAPSHOT_POLL_SECONDS,
-    )
 
 
 def htmx_template(
@@ -73,14 +62,16 @@ def cached_page(
 
     Visitors who are not logged in all see the same page for a snapshot and `key`, the
     page's canonical parameters (unknown ones dropped, values checked, order fixed), so
-    `?junk=1` is the cached page too. `context` is called only on a miss.
+    `?junk=1` is the cached page too. `context` is called only on a miss. A partial is
+    told its name (`htmx_partial`), so it can carry the page's <title> for htmx to set.
     """
+    partial = template.partition("#")[2]
     response = versioned_response(
         request,
         version=current_snapshot_id() if version is None else version,
         key=f"page {template} {key}",
         content_type=HTML,
-        build=lambda: render(request, template, context()),
+        build=lambda: render(request, template, {**context(), "htmx_partial": partial}),
         public=not request.user.is_authenticated,
     )
     return htmx_page(request, response, push_url)

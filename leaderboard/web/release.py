@@ -20,15 +20,19 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 
 from leaderboard.methodology import paired, release
-from leaderboard.presentation.figures import MISSING, percent
-from leaderboard.presentation.signals import p_value, points
-from leaderboard.signalboard import releases
+from leaderboard.methodology import release_gate as gate_rule
+from leaderboard.presentation.releases import (
+    difference_text,
+    margin_text,
+    value_text,
+    verdict_text,
+)
+from leaderboard.presentation.signals import p_value
+from leaderboard.signalboard import release_gate, releases
 from leaderboard.web.pages import cached_page, htmx_template
 
 TEMPLATE = "leaderboard/signal_release.html"
 PARTIAL = "release-page"
-# Scores in [0, 1] (not shares of a count): their differences read as scores, not points.
-SCORE_SIGNALS = frozenset({"steerability", "bash_recovery"})
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ def page_context(
     context["comparison"] = comparison
     context["rows"] = [_row(change) for change in comparison.changes]
     context["nir_row"] = _nir_row(comparison)
+    context["gate"] = gate_context(release_gate.gate_of(comparison))
     context["api_query"] = ReleaseParams(
         comparison.before.harness_version, comparison.after.harness_version
     ).querystring()
@@ -98,14 +103,12 @@ def page_context(
 
 
 def _row(change: releases.SignalChange) -> dict[str, str]:
-    show = _score if change.signal in SCORE_SIGNALS else percent
-    shift = _score_shift if change.signal in SCORE_SIGNALS else points
     d = change.difference
     return {
         "label": change.label,
-        "before": show((change.before or {}).get("value")),
-        "after": show((change.after or {}).get("value")),
-        "difference": _with_interval(shift, d.value, d.low, d.high),
+        "before": value_text(change.signal, (change.before or {}).get("value")),
+        "after": value_text(change.signal, (change.after or {}).get("value")),
+        "difference": difference_text(change.signal, d.value, d.low, d.high),
         "p_value": p_value(d.p_value),
         "method": change.method,
     }
@@ -116,25 +119,31 @@ def _nir_row(c: releases.ReleaseComparison) -> dict[str, str]:
     after = (c.after.data.get("net_improvement") or {}).get("value")
     return {
         "label": "Net improvement (NIR)",
-        "before": points(before),
-        "after": points(after),
-        "difference": _with_interval(points, c.nir.value, c.nir.low, c.nir.high),
+        "before": value_text("net_improvement", before),
+        "after": value_text("net_improvement", after),
+        "difference": difference_text("net_improvement", c.nir.value, c.nir.low, c.nir.high),
         "p_value": p_value(c.nir.p_value),
         "method": release.NIR_METHOD,
     }
 
 
-def _with_interval(show, value, low, high) -> str:
-    if value is None:
-        return MISSING
-    if low is None or high is None:
-        return f"{show(value)} (no interval)"
-    return f"{show(value)} [{show(low)} to {show(high)}]"
-
-
-def _score(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.3f}"
-
-
-def _score_shift(value: float | None) -> str:
-    return MISSING if value is None else f"{value:+.3f}"
+def gate_context(result: release_gate.GateResult) -> dict[str, Any]:
+    """The gate's verdict and one row per figure, as `manage.py release_gate` prints them."""
+    return {
+        "verdict": result.verdict,
+        "verdict_text": verdict_text(result.verdict),
+        "min_sessions": gate_rule.MIN_SESSIONS,
+        "rows": [
+            {
+                "label": f.label,
+                "verdict": f.verdict,
+                "verdict_text": verdict_text(f.verdict),
+                "difference": difference_text(
+                    f.figure, f.difference.value, f.difference.low, f.difference.high
+                ),
+                "margin": margin_text(f.figure, f.judged.margin),
+                "reason": f.judged.reason,
+            }
+            for f in result.figures
+        ],
+    }

@@ -7,7 +7,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from leaderboard.boards import selectors
-from leaderboard.boards.safety_selectors import safety_board, tab_safety_boards
+from leaderboard.boards.safety_selectors import (
+    safety_board,
+    safety_board_listed,
+    safety_rows,
+    tab_safety_boards,
+)
 from leaderboard.exports import csv_text
 from leaderboard.methodology.safety import ASR_BUDGET
 from leaderboard.presentation.safety_charts import utility_vs_asr
@@ -20,11 +25,12 @@ SAFETY_TEMPLATE = "leaderboard/safety.html"
 
 @require_safe
 def safety(request: HttpRequest, slug: str) -> HttpResponse:
-    board = safety_board(slug)
-    if board is None:
+    listed = safety_board_listed(slug)
+    if listed is None:
         raise Http404(f"no safety board {slug!r}")
 
     def context() -> dict:
+        board = safety_rows(listed)  # on a miss only
         boards = selectors.current_boards()
         return {
             "boards": boards,
@@ -38,7 +44,7 @@ def safety(request: HttpRequest, slug: str) -> HttpResponse:
         }
 
     return cached_page(
-        request, template=SAFETY_TEMPLATE, key=slug, context=context, version=board.snapshot_id
+        request, template=SAFETY_TEMPLATE, key=slug, context=context, version=listed.snapshot_id
     )
 
 

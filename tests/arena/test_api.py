@@ -54,9 +54,26 @@ def test_it_lists_every_api_route_with_an_absolute_url():
 
 
 @pytest.mark.django_db
-def test_it_shows_the_root_in_the_browsable_api():
-    html = APIClient().get("/api/v1/", HTTP_ACCEPT="text/html").content.decode()
-    assert "http://testserver/api/v1/boards/" in html
+def test_it_shows_the_root_to_a_browser_as_a_page_of_the_site_with_links():
+    response = APIClient().get("/api/v1/", HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    html = response.content.decode()
+    assert response["Content-Type"].startswith("text/html")
+    assert '<meta name="viewport"' in html and 'class="site-header"' in html
+    assert '<a href="http://testserver/api/v1/boards/">http://testserver/api/v1/boards/</a>' in html
+    # An address with a parameter to fill in is shown, not linked.
+    assert "<code>http://testserver/api/v1/boards/{slug}/</code>" in html
+    assert "<script>" not in html and " style=" not in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("accept", "query"),
+    [("application/json", ""), ("*/*", ""), ("text/html,*/*;q=0.8", "?format=json")],
+)
+def test_it_answers_json_to_a_program(accept, query):
+    response = APIClient().get(f"/api/v1/{query}", HTTP_ACCEPT=accept)
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["title"] == "Arena API"
 
 
 @pytest.mark.django_db

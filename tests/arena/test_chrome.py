@@ -22,6 +22,8 @@ def test_it_answers_an_unknown_page_with_404_inside_the_site(client):
     assert SITE_HEADER in page
     assert "Page not found" in page
     assert "<code>/no/such/page/</code>" in page
+    # `/` is the overview now, so the ranked agents are a link of their own.
+    assert '<a href="/">The overview</a>' in page and 'href="/boards/overall/"' in page
 
 
 def test_it_renders_the_500_page_without_the_database_or_a_request(settings):

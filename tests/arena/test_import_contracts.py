@@ -51,6 +51,7 @@ ROOMS = [
     "leaderboard/boards", "leaderboard/signalboard", "leaderboard/compare",
     "leaderboard/effects", "leaderboard/history", "leaderboard/recompute",
     "leaderboard/moderation", "leaderboard/models", "leaderboard/presentation",
+    "leaderboard/alerts",
     "ingestion/services",
 ]  # fmt: skip
 INTERFACE_MODULES = ("django.urls", "django.shortcuts", "django.template", "django.http")

@@ -17,13 +17,12 @@ import pytest
 from django.db import connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.testing import replica
 from ingestion.services.intake import submission_ingest
 from ingestion.services.registry import DEFAULT_REGISTRY_PATH, registry_load, registry_read
-from tests.builders import harness_manifest, run_line, tar_gz_bundle
+from tests.builders import api_key, harness_manifest, run_line, tar_gz_bundle
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.slow  # a cluster of its own: about 10 s to set up
@@ -80,7 +79,7 @@ def test_it_reads_a_board_page_and_the_board_api_from_the_replica(pair, publishe
 
 def test_it_sends_an_upload_to_the_primary(pair, publisher):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=publisher).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key(publisher)}")
     bundle = {"manifest": harness_manifest("ReplicaUpload"), "runs": [run_line("u-1")]}
     with captured() as queries:
         response = client.post(

@@ -85,4 +85,30 @@ def page_without_js(browser, transactional_db) -> Iterator:
 @pytest.fixture
 def screenshots() -> Path:
     SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
+    print(f"screenshots in {SCREENSHOTS_DIR}")
     return SCREENSHOTS_DIR
+
+
+# The two screens the layout tests read a page on.
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+
+
+def opened(browser, viewport: dict, **options):
+    """A context and page at `viewport`, with touch on a phone-sized one."""
+    context = browser.new_context(viewport=viewport, has_touch=viewport["width"] < 700, **options)
+    return context, context.new_page()
+
+
+def draw_charts(page) -> None:
+    """Scroll each chart into view: static/js/charts.js draws one (and fetches Plotly)
+    only once it nears the screen."""
+    for holder in page.locator("[data-figure]").all():
+        holder.scroll_into_view_if_needed()
+
+
+def show_board_controls(page) -> None:
+    """Unfold the board's controls where a phone folds them behind one button."""
+    summary = page.locator("details.board-controls:not([open]) > summary")
+    if summary.count() and summary.is_visible():
+        summary.click()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import show_board_controls
 from tests.leaderboard.boards.builders import agent_figures, build_snapshot
 
 pytestmark = pytest.mark.browser
@@ -75,6 +76,7 @@ def test_it_toggles_all_versions_and_back(page, site, width, height, screenshots
     expect(toggle).not_to_be_checked()
     assert fits(page)
 
+    show_board_controls(page)
     toggle.check()
     page.wait_for_url("**/boards/overall/?versions=all")
     expect(table).to_contain_text("Quill 0.9.2")

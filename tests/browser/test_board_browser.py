@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.browser.conftest import draw_charts
 from tests.leaderboard.boards.builders import (
     build_agent,
     build_snapshot,
@@ -56,7 +57,7 @@ def wait_for_order(page, expected: list[str]) -> None:
 
 
 def test_it_sorts_in_place_updates_the_url_and_goes_back(page, site):
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
     assert harness_order(page) == DEFAULT_ORDER
     page.evaluate("window.__marker = 1")
 
@@ -68,13 +69,14 @@ def test_it_sorts_in_place_updates_the_url_and_goes_back(page, site):
     assert page.get_attribute("#sort-cost_per_success", "href").endswith("?sort=-cost_per_success")
 
     page.go_back()
-    wait_for_location(page, "/")
+    wait_for_location(page, "/boards/overall/")
     wait_for_order(page, DEFAULT_ORDER)
     assert page.evaluate("window.__marker") == 1
 
 
 def test_it_draws_the_charts_and_draws_them_again_after_a_swap(page, site):
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
+    draw_charts(page)
     page.wait_for_selector("#board-table .plot-container svg", timeout=15_000)
     assert page.locator("#board-table .plot-container").count() == 2
     page.click("#sort-n")
@@ -88,7 +90,7 @@ def test_it_draws_the_charts_and_draws_them_again_after_a_swap(page, site):
 
 
 def test_it_filters_in_place_and_links_the_filtered_view(page, site):
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
     page.evaluate("window.__marker = 1")
     page.fill("input[name=model]", "mid-small")
     wait_for_location(page, "/boards/overall/?model=mid-small")
@@ -100,7 +102,7 @@ def test_it_filters_in_place_and_links_the_filtered_view(page, site):
 
 
 def test_it_switches_boards_in_place_keeping_the_sort(page, site):
-    page.goto(site.url + "/?sort=cost_per_success")
+    page.goto(site.url + "/boards/overall/?sort=cost_per_success")
     page.evaluate("window.__marker = 1")
     page.click("nav.tabs >> text=Coding")
     wait_for_location(page, "/boards/coding/?sort=cost_per_success")
@@ -113,7 +115,7 @@ def test_it_switches_boards_in_place_keeping_the_sort(page, site):
 
 def test_it_sorts_with_javascript_off_as_a_full_page_load(page_without_js, site):
     page = page_without_js
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
     assert harness_order(page) == DEFAULT_ORDER
     assert "This chart needs JavaScript" in page.inner_text("#board-table")
     with page.expect_navigation():
@@ -129,12 +131,14 @@ def test_it_sorts_with_javascript_off_as_a_full_page_load(page_without_js, site)
 
 
 def test_it_saves_screenshots_of_the_board_agent_and_run_pages(page, site, screenshots):
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
+    draw_charts(page)
     page.wait_for_selector("#board-table .plot-container svg", timeout=15_000)
     page.screenshot(path=str(screenshots / "board.png"), full_page=True)
 
     page.click("table.board tbody th.agent >> text=OpenHarness")
     page.wait_for_url("**/agents/OpenHarness/0.9.2/frontier-large/")
+    draw_charts(page)
     page.wait_for_selector(".plot-container svg", timeout=15_000)
     assert page.locator("a.cell").count() == 4
     page.screenshot(path=str(screenshots / "agent.png"), full_page=True)
@@ -146,7 +150,8 @@ def test_it_saves_screenshots_of_the_board_agent_and_run_pages(page, site, scree
     page.screenshot(path=str(screenshots / "run.png"), full_page=True)
 
     page.set_viewport_size({"width": 360, "height": 800})
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
+    draw_charts(page)
     page.wait_for_selector("#board-table .plot-container svg", timeout=15_000)
     # Narrow screen: the table scrolls inside its region, not the page.
     assert page.evaluate("document.documentElement.scrollWidth") <= 360 + 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SCREENSHOTS_DIR
+from tests.browser.conftest import SCREENSHOTS_DIR, show_board_controls
 from tests.leaderboard.boards.builders import agent_figures, build_snapshot
 
 pytestmark = pytest.mark.browser
@@ -36,7 +36,7 @@ def test_it_shows_the_chips_and_re_ranks_with_the_standard_filter(
     page.on("console", lambda message: messages.append(f"{message.type}: {message.text}"))
     page.on("pageerror", lambda error: messages.append(f"error: {error}"))
     try:
-        page.goto(live_server.url + "/")
+        page.goto(live_server.url + "/boards/overall/")
         partial = page.locator("table.board tbody tr", has_text="Partial")
         chip = partial.locator(".chip-warn", has_text="incomplete: 7/10 tasks")
         chip.scroll_into_view_if_needed()
@@ -50,6 +50,7 @@ def test_it_shows_the_chips_and_re_ranks_with_the_standard_filter(
         SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS_DIR / f"comparable-{width}.png"), full_page=True)
 
+        show_board_controls(page)
         box = page.get_by_label("Standard configuration only")
         box.scroll_into_view_if_needed()
         box.check()

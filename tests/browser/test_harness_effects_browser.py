@@ -6,6 +6,7 @@ import pytest
 
 from ingestion.models import Task
 from leaderboard.recompute.services import boards_recompute
+from tests.browser.conftest import draw_charts
 from tests.leaderboard.effects.builders import BOARD, grid_tasks, harness_model_grid
 
 pytestmark = pytest.mark.browser
@@ -35,6 +36,7 @@ def test_it_shows_the_tables_and_the_thin_design_message_within_the_viewport(
     expect(page.locator("#harness-effects-caption")).to_be_visible()
     expect(page.locator("table.effects").first.locator("svg.ci").first).to_be_visible()
     expect(page.get_by_text("only one model", exact=False).first).to_be_visible()
+    draw_charts(page)
     page.wait_for_selector("[data-figure='harness-effects-figure'] .main-svg")
     assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
     page.screenshot(path=screenshots / f"harness-effects-{width}.png", full_page=True)

@@ -27,7 +27,7 @@ def test_it_shows_the_rank_range_and_tied_marker_within_the_viewport(
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
-        page.goto(live_server.url + "/")
+        page.goto(live_server.url + "/boards/overall/")
         close_rank = page.locator("table.board tbody tr", has_text="Close").locator("td.rank")
         assert close_rank.locator(".rank-range").inner_text() == "1–2"
         close_rank.locator(".rank-range").scroll_into_view_if_needed()

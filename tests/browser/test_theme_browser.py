@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.browser.conftest import draw_charts
 from tests.leaderboard.boards.builders import agent_figures, build_snapshot, standard_boards
 
 pytestmark = pytest.mark.browser
@@ -49,7 +50,8 @@ def test_it_follows_the_system_theme_with_readable_text_and_themed_charts(
 ):
     page, scheme, width = themed_page
     build_snapshot(standard_boards())
-    page.goto(live_server.url + "/")
+    page.goto(live_server.url + "/boards/overall/")
+    draw_charts(page)
     page.wait_for_selector("[data-figure='forest-figure'] .main-svg")
     body = page.evaluate(
         "() => { const s = getComputedStyle(document.body); return [s.backgroundColor, s.color]; }"
@@ -78,7 +80,8 @@ def test_it_loads_the_partial_bundle_and_draws_every_board_chart(page, live_serv
     build_snapshot(standard_boards())
     loaded = []
     page.on("response", lambda response: loaded.append(response.url))
-    page.goto(live_server.url + "/")
+    page.goto(live_server.url + "/boards/overall/")
+    draw_charts(page)
     page.wait_for_selector("[data-figure='cost-figure'] .main-svg")
     assert any(url.endswith("/vendor/plotly-basic.min.js") for url in loaded)
     assert not any("plotly.min.js" in url for url in loaded)
@@ -89,7 +92,8 @@ def test_it_loads_the_partial_bundle_and_draws_every_board_chart(page, live_serv
 
 def test_it_shows_a_message_not_bare_axes_for_an_empty_cost_chart(page, live_server):
     build_snapshot({"overall": [agent_figures("Quill", "2.1.0", cost=None)]})
-    page.goto(live_server.url + "/")
+    page.goto(live_server.url + "/boards/overall/")
+    draw_charts(page)
     page.wait_for_selector("[data-figure='forest-figure'] .main-svg")
     empty = page.locator(".charts .chart-empty")
     assert empty.count() == 1

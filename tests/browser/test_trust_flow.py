@@ -193,7 +193,7 @@ def test_it_walks_a_new_account_from_sign_up_through_review_to_the_board(
     cells = page.locator("#submission-preview tbody tr").first.locator("td").all_inner_texts()
     assert cells[0] == "Overall" and cells[3:6] == ["2", "1", "50.0%"], cells
     page.screenshot(path=str(screenshots / "submission-pending-review.png"), full_page=True)
-    page.goto(trust_site.url + "/")
+    page.goto(trust_site.url + "/boards/overall/")
     assert "Newcomer" not in board_harnesses(page)
 
     moderator_context = browser.new_context(viewport=DESKTOP)
@@ -208,7 +208,7 @@ def test_it_walks_a_new_account_from_sign_up_through_review_to_the_board(
     finally:
         moderator_context.close()
 
-    page.goto(trust_site.url + "/")
+    page.goto(trust_site.url + "/boards/overall/")
     assert "Newcomer" in board_harnesses(page)
     page.goto(f"{trust_site.url}/submissions/{created['id']}/")
     assert page.inner_text("#submission-status .status").lower() == "ingested"
@@ -223,11 +223,11 @@ VERIFIER = "independent-lab"
 def verified_site(registry, superuser, live_server, tmp_path) -> SimpleNamespace:
     """A registered verifier with its key on disk, and a trusted lab with a token."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from rest_framework.authtoken.models import Token
 
     from ingestion.bundles.verification import private_key_pem, public_key_text
     from ingestion.models import Verifier
     from ingestion.services.trust import trusted_group
+    from tests.builders import api_key
 
     key = Ed25519PrivateKey.generate()
     key_path = tmp_path / "verifier.pem"
@@ -235,9 +235,8 @@ def verified_site(registry, superuser, live_server, tmp_path) -> SimpleNamespace
     verifier = Verifier.objects.create(name=VERIFIER, public_key=public_key_text(key))
     lab = make_user("lab")
     lab.groups.add(trusted_group())
-    token = Token.objects.create(user=lab)
     return SimpleNamespace(
-        url=live_server.url, verifier=verifier, key_path=key_path, token=token.key,
+        url=live_server.url, verifier=verifier, key_path=key_path, token=api_key(lab),
         admin=superuser, tmp=tmp_path,
     )  # fmt: skip
 
@@ -250,7 +249,10 @@ def signed_bundle(site: SimpleNamespace, harness: str) -> bytes:
     unsigned.write_bytes(tar_gz_bundle(harness_manifest(harness), outcomes("pass", "fail")))
     signed = site.tmp / f"{harness}-signed.tar.gz"
     # As on the command line: call_command converts only the parsed arguments' types.
-    arguments = ["--key", str(site.key_path), "--verifier", VERIFIER, "--out", str(signed)]
+    arguments = [
+        "--key", str(site.key_path), "--verifier", VERIFIER, "--account", "lab",
+        "--out", str(signed),
+    ]  # fmt: skip
     call_command("sign_bundle", str(unsigned), *arguments, stdout=io.StringIO())
     return signed.read_bytes()
 
@@ -275,12 +277,12 @@ def test_it_shows_verified_refuses_tampering_and_downgrades_a_deactivated_verifi
     plain = tar_gz_bundle(harness_manifest("Plain"), outcomes("pass"))
     assert api_upload(site.url, site.token, plain)[0] == 202
 
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
     assert board_row(page, "Attested").locator(".verified-mark").inner_text() == "Verified"
     assert board_row(page, "Plain").locator(".verified-mark").count() == 0
     # The filter lives in the URL; on a phone the mark still shows in the row.
     page.set_viewport_size(PHONE)
-    page.goto(site.url + "/?verified=1")
+    page.goto(site.url + "/boards/overall/?verified=1")
     assert board_harnesses(page) == ["Attested"]
     assert board_row(page, "Attested").locator(".verified-mark").is_visible()
     page.screenshot(path=str(screenshots / "board-verified-only-360.png"), full_page=True)
@@ -309,9 +311,9 @@ def test_it_shows_verified_refuses_tampering_and_downgrades_a_deactivated_verifi
     finally:
         admin.context.close()
 
-    page.goto(site.url + "/?verified=1")
+    page.goto(site.url + "/boards/overall/?verified=1")
     assert board_harnesses(page) == []
-    page.goto(site.url + "/")
+    page.goto(site.url + "/boards/overall/")
     row = board_row(page, "Attested")
     assert row.locator(".verified-mark").count() == 0
     with page.expect_navigation():

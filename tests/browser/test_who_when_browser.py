@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from leaderboard.methodology import stats
+from tests.browser.conftest import show_board_controls
 from tests.browser.test_layout_browser import open_at, wait_for_location
 from tests.leaderboard.boards.builders import agent_figures, build_snapshot
 
@@ -57,7 +58,7 @@ def test_it_shows_who_and_when_and_filters_in_place(browser, site, width, screen
     page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(site.url + "/")
+        page.goto(site.url + "/boards/overall/")
         row = page.locator("#board-table tbody tr", has_text="Quill")
         expect(row.locator(".who-when")).to_contain_text(
             "Meta · open weights · released 2026-04-05"
@@ -69,6 +70,7 @@ def test_it_shows_who_and_when_and_filters_in_place(browser, site, width, screen
         assert agents(page) == ["Tern", "Quill", "Wren"]
         page.screenshot(path=screenshots / f"who-when-{width}.png", full_page=True)
 
+        show_board_controls(page)
         page.locator('input[type="checkbox"][name="open_weights"]').check()
         wait_for_location(page, "/boards/overall/?open_weights=1")
         page.wait_for_function(

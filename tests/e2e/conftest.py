@@ -85,7 +85,9 @@ class Worker:
     """A Celery worker (solo pool: the task runs in the process we kill) on the test
     database; `beat=True` embeds Celery beat with a one-second sweep."""
 
-    def __init__(self, broker_url: str, queue: str, upload_dir: Path, log: Path) -> None:
+    def __init__(
+        self, broker_url: str, queue: str, upload_dir: Path, log: Path, env: dict | None = None
+    ) -> None:
         self.queue, self.log = queue, log
         self.env = {
             **os.environ,
@@ -96,6 +98,10 @@ class Worker:
             "ARENA_RECOMPUTE_DEBOUNCE_S": str(DEBOUNCE_S),
             "ARENA_SWEEP_INTERVAL_S": "1",
             "ARENA_REQUEUE_AFTER_S": "1",
+            # As in the test process (tests/conftest.py): no page renders after each
+            # swap, which need collected static files and would bury the log's tail.
+            "ARENA_PAGE_WARM": "0",
+            **(env or {}),
         }
         self.process: subprocess.Popen | None = None
         self.starts = 0
@@ -176,11 +182,13 @@ def wait_until(predicate: Callable[[], object], *, seconds: float, what: str, lo
 
 
 def start_worker(
-    settings, tmp_path: Path, broker_url: str, *, beat: bool = False
+    settings, tmp_path: Path, broker_url: str, *, beat: bool = False, env: dict | None = None
 ) -> Iterator[Worker]:
-    """Start a worker on its own queue and point this process at it; stop both after."""
+    """Start a worker on its own queue and point this process at it; stop both after.
+    `env` adds to (or overrides) the worker's environment."""
     queue = f"arena-test-{uuid.uuid4().hex[:8]}"
-    worker = Worker(broker_url, queue, settings.ARENA_UPLOAD_DIR, tmp_path / "worker.log")
+    log = tmp_path / "worker.log"
+    worker = Worker(broker_url, queue, settings.ARENA_UPLOAD_DIR, log, env)
     saved = (celery_app.conf.CELERY_BROKER_URL, celery_app.conf.CELERY_TASK_DEFAULT_QUEUE)
     saved_env = os.environ.get("CELERY_BROKER_URL")
     use_broker(broker_url, queue, eager=False)

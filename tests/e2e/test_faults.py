@@ -26,7 +26,8 @@ from arena.embedded_db import database_url_of
 from bench.gen_bundle import write_bundle
 from ingestion.models import Run, Submission
 from leaderboard.models import BoardEntry, BoardSnapshot, RecomputeRequest, SignalEntry
-from leaderboard.recompute.services import ENTRY_FIELDS, RECOMPUTE_LOCK, boards_recompute
+from leaderboard.recompute.entries import ENTRY_FIELDS
+from leaderboard.recompute.services import RECOMPUTE_LOCK, boards_recompute
 from tests.builders import EXAMPLE_RUN_BUNDLES, harness_manifest, run_line, tar_gz_bundle
 from tests.conftest import token_client
 from tests.e2e.conftest import start_worker, wait_until
@@ -61,8 +62,9 @@ def example(name: str) -> bytes:
 
 
 def settle(worker, *submission_ids: int) -> dict[int, str]:
-    """Wait until every submission is final and the outbox is empty: then the current
-    snapshot covers every change (requests are deleted only with their snapshot)."""
+    """Wait until every submission is final, the outbox is empty and the current
+    snapshot's interval bounds have landed: then it covers every change (requests are
+    deleted only with their snapshot) with every figure a full recompute publishes."""
 
     def final():
         statuses = dict(
@@ -71,7 +73,10 @@ def settle(worker, *submission_ids: int) -> dict[int, str]:
         busy = {Submission.Status.QUEUED, Submission.Status.PROCESSING}
         if busy & set(statuses.values()) or RecomputeRequest.objects.exists():
             return None
-        return statuses
+        pending = BoardEntry.objects.filter(
+            board__snapshot__is_current=True, intervals_pending=True
+        )
+        return None if pending.exists() else statuses
 
     return wait_until(final, seconds=SETTLE_S, what="the worker to settle", log=worker.tail)
 

@@ -69,3 +69,30 @@ def test_it_ingests_a_burst_and_recomputes_once_after_it(registry, submitter_api
     # One recompute after the burst, not one per bundle.
     assert BoardSnapshot.objects.filter(computed_at__gte=burst_started).count() == 1
     assert worker.read_text().count("'recomputed'") == 1
+
+
+def test_it_dry_runs_in_the_worker_and_the_api_polls_the_result(
+    registry, submitter_api, worker, settings
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from ingestion.models import Submission
+
+    bundle = next(p for p in EXAMPLE_RUN_BUNDLES if "quill" in p.name)
+    response = submitter_api.post(
+        "/api/v1/submissions/?dry_run=1",
+        {"file": SimpleUploadedFile(bundle.name, bundle.read_bytes())},
+        format="multipart",
+    )
+    assert response.status_code == 202  # the web process only kept the bytes
+    assert response.json()["status"] == "queued"
+    url = response.json()["url"]
+
+    def done():
+        body = submitter_api.get(url).json()
+        return body if body["status"] == "done" else None
+
+    body = wait_for(done, seconds=90, log=worker)
+    assert (body["valid"], body["runs"], body["error_count"]) == (True, 300, 0)
+    assert not Submission.objects.exists()
+    assert not list(settings.ARENA_UPLOAD_DIR.glob("dry-run-*"))  # checked, then deleted

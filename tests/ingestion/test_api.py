@@ -77,6 +77,22 @@ def test_a_json_bundle_over_djangos_memory_limit_is_streamed_not_refused(
     assert Submission.objects.get().size_bytes > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
+@pytest.mark.parametrize("dry_run", ["", "?dry_run=1"])
+def test_it_refuses_a_json_bundle_over_the_document_cap_while_it_streams(
+    registry, submitter_api, settings, dry_run
+):
+    bundle = {"manifest": harness_manifest(), "runs": [run_line(f"r{i}") for i in range(50)]}
+    body = json.dumps(bundle)
+    settings.ARENA_MAX_LINE_BYTES = len(body) - 1
+    response = submitter_api.post(
+        f"/api/v1/submissions/{dry_run}", data=body, content_type="application/json"
+    )
+    assert response.status_code == 413
+    assert f"limit of {len(body) - 1:,} bytes for one JSON document" in response.json()["detail"]
+    assert Submission.objects.count() == 0
+    assert not list(settings.ARENA_UPLOAD_DIR.glob("*.part"))
+
+
 def test_it_lists_errors_of_a_rejected_bundle_without_a_500(registry, submitter_api):
     bad = tar_gz_bundle(harness_manifest(), [run_line("a", outcome="maybe")])
     response = upload(submitter_api, bad)

@@ -143,11 +143,12 @@ def test_the_same_file_with_other_parameters_is_another_submission(
 
 def test_a_whitespace_bomb_in_a_harbor_zip_is_a_named_rejection(registry, submitter_api):
     # 306 KB of zip holding 300 MB of whitespace once took a web worker to 894 MB: now
-    # the worker refuses it by its compression ratio before inflating it.
+    # the worker refuses it by its compression ratio before inflating it (the ratio is
+    # judged past a floor of inflated bytes, so this one inflates past it).
     trial = json.dumps(trial_result("fix-git", "fix-git__a", reward=1.0))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("job/fix-git__a/result.json", trial + " " * 5_000_000)
+        archive.writestr("job/fix-git__a/result.json", trial + " " * 70_000_000)
     response = post(submitter_api, buffer.getvalue(), "job.zip", format="harbor")
     (error,) = rejection(submitter_api, response)
     assert "compression ratio" in error["message"]

@@ -4,15 +4,16 @@ with one class; anything else leaves the request anonymous (401 on the submissio
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from tests.builders import api_key
 
 API = "/api/v1/submissions/"
 
 
 @pytest.fixture
 def key(submitter) -> str:
-    return Token.objects.create(user=submitter).key
+    return api_key(submitter)
 
 
 def get_with(authorization: str):

@@ -162,7 +162,7 @@ def test_a_malformed_upload_is_rejected_naming_the_line(submitter_api, tmp_path)
     assert [(e["file"], e["line"]) for e in detail["errors"]] == [(path.name, 2)]
 
 
-def test_a_rejected_session_line_points_back_at_its_transcript_line(submitter_api, tmp_path):
+def test_a_rejected_session_is_named_at_its_transcript_line(submitter_api, tmp_path):
     t = Transcript()
     t.prompt("Use the browser")
     t.say(text("Opening it."), tool("x" * 201, url="https://example.org"))
@@ -170,8 +170,12 @@ def test_a_rejected_session_line_points_back_at_its_transcript_line(submitter_ap
     response = post(submitter_api, path.read_bytes(), path.name, format="claude-code")
     detail = submitter_api.get(response.json()["url"]).json()
     assert detail["status"] == "rejected"
-    assert [(e["file"], e["line"]) for e in detail["errors"]] == [("sessions.jsonl", 1)]
-    assert detail["errors"][0]["message"].endswith(f"(from {path.name}:1)")
+    too_long = "must be at most 200 characters (got 201)"
+    # The call names the tool, and the session's toolset lists it: both are refused.
+    assert [(e["file"], e["line"], e["field"], e["message"]) for e in detail["errors"]] == [
+        (path.name, 1, "turns[1].tool_calls[0].tool", too_long),
+        (path.name, 1, "toolset[0].name", too_long),
+    ]
 
 
 # ------------------------------------------------------------------ sessions that grew

@@ -24,7 +24,12 @@ from arena.embedded_db import database_url_of
 from ingestion.evidence import evidence_changed
 from ingestion.models import Run, Submission
 from ingestion.services.intake import submission_receive, submission_taken_again
-from ingestion.services.processing import INTERNAL_ERROR, error_is_transient, submission_process
+from ingestion.services.processing import (
+    INTERNAL_ERROR,
+    error_is_transient,
+    submission_mark_enqueued,
+    submission_process,
+)
 from ingestion.services.queue import submissions_requeue_stuck
 from ingestion.services.storage import upload_path
 from leaderboard.models import RecomputeRequest
@@ -51,6 +56,24 @@ def test_it_answers_202_queued_when_the_broker_is_down(registry, submitter_api, 
     assert Submission.objects.get().status == Submission.Status.QUEUED
 
 
+def test_it_sends_an_upload_the_broker_never_took_at_the_next_sweep(
+    registry, submitter_api, settings
+):
+    settings.ARENA_REQUEUE_AFTER_S = 3600
+    with broker_down():
+        response = submitter_api.post(
+            "/api/v1/submissions/",
+            {"file": SimpleUploadedFile("b.tar.gz", bundle())},
+            format="multipart",
+        )
+    submission = Submission.objects.get(pk=response.json()["id"])
+    assert submission.enqueued_at is None  # nothing of it is in any queue
+
+    # Not a period later: nothing of it waits in a queue. Eager here: it is ingested.
+    assert submissions_requeue_stuck() == [submission.pk]
+    assert Submission.objects.get().status == Submission.Status.INGESTED
+
+
 def test_it_sends_again_what_waited_too_long_or_lost_its_worker(registry, submitter, settings):
     settings.ARENA_REQUEUE_AFTER_S = 0
     waiting, _ = submission_receive(upload=bundle("A"), user=submitter, enqueue=False)
@@ -64,7 +87,8 @@ def test_it_sends_again_what_waited_too_long_or_lost_its_worker(registry, submit
 
 
 def test_it_leaves_a_recent_upload_to_its_own_task(registry, submitter):
-    submission_receive(upload=bundle(), user=submitter, enqueue=False)
+    submission, _ = submission_receive(upload=bundle(), user=submitter, enqueue=False)
+    submission_mark_enqueued(submission_id=submission.pk)  # its task is in the queue
     assert submissions_requeue_stuck() == []  # ARENA_REQUEUE_AFTER_S has not passed
 
 

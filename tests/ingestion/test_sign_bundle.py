@@ -20,9 +20,9 @@ from tests.ingestion.bundles.signing import KEY, VERIFIER, private_key_pem, publ
 RUNS = outcomes("pass", "fail")
 
 
-def sign(bundle, key, out=None, verifier=VERIFIER) -> str:
+def sign(bundle, key, out=None, verifier=VERIFIER, account="staff") -> str:
     stdout = io.StringIO()
-    options = {"key": str(key), "verifier": verifier, "stdout": stdout}
+    options = {"key": str(key), "verifier": verifier, "account": account, "stdout": stdout}
     if out is not None:
         options["out"] = str(out)
     call_command("sign_bundle", str(bundle), **options)
@@ -78,8 +78,12 @@ def test_it_copies_every_file_adds_verification_json_and_is_deterministic(tmp_pa
     out = members(first)
     statement = json.loads(out.pop("verification.json"))
     assert out == files
-    signed = (VERIFIER, ["manifest.json", "runs.jsonl"])  # whose results they are, too
-    assert (statement["verifier"], list(statement["files"])) == signed
+    # Whose results they are, too: the account that uploads them, and their harness.
+    signed = (VERIFIER, "staff", "TestHarness", ["manifest.json", "runs.jsonl"])
+    assert (
+        statement["verifier"], statement["account"], statement["harness"],
+        list(statement["files"]),
+    ) == signed  # fmt: skip
     assert public_key(KEY) in sign(first, key_file, tmp_path / f"again.{ext}")  # re-signs
 
 
@@ -102,3 +106,24 @@ def test_it_refuses_what_it_cannot_sign_with_clear_errors(tmp_path):
         call_command("sign_bundle", generate_key=str(key_file), stdout=io.StringIO())
     with pytest.raises(CommandError, match="--key"):
         call_command("sign_bundle", str(no_results))
+    with pytest.raises(CommandError, match="--account USERNAME"):
+        sign(no_results, key_file, account="")
+    with pytest.raises(CommandError, match="--account must be a username"):
+        sign(no_results, key_file, account="has space")
+
+
+@pytest.mark.django_db
+def test_it_signs_for_one_account_whose_upload_alone_is_verified(
+    tmp_path, registry, staff, submitter
+):
+    key_file = tmp_path / "key.pem"
+    key_file.write_bytes(private_key_pem(KEY))
+    Verifier.objects.create(name=VERIFIER, public_key=public_key(KEY))
+    bundle = tmp_path / "bundle.tar.gz"
+    bundle.write_bytes(tar_gz_bundle(harness_manifest(), RUNS))
+    assert "for account 'submitter'" in sign(bundle, key_file, account="submitter")
+    signed = (tmp_path / "bundle.signed.tar.gz").read_bytes()
+
+    borrowed, _ = submission_ingest(upload=signed, user=staff)
+    assert borrowed.status == "rejected"
+    assert borrowed.errors[0]["message"].startswith("account mismatch")

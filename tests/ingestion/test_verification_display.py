@@ -47,4 +47,5 @@ def test_it_shows_a_submission_without_signature_as_self_reported(registry, staf
 def test_it_documents_the_signed_bytes_on_the_methodology_page(client):
     html = client.get(reverse("methodology")).content.decode()
     assert "<code>verification.json</code>" in html
-    assert "<code>arena-verification/1</code>" in html
+    assert "<code>arena-verification/2</code>" in html
+    assert "account mismatch" in html

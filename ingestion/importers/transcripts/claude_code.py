@@ -31,16 +31,20 @@ from typing import Any
 from ingestion.bundles import ErrorCollector, rejected
 from ingestion.bundles.depth import too_deep, too_deep_message
 from ingestion.bundles.lines import iter_lines
+from ingestion.importers.checks import ConvertedRecords
 from ingestion.importers.common import (
+    SURROGATE_MESSAGE,
     Conversion,
     NativeParams,
     NotJson,
     Output,
     RunSpool,
     capped_warnings,
+    finite_float,
     kind,
     reject_constant,
     sessions_manifest,
+    unpaired_surrogate,
     write_sessions_bundle,
 )
 from ingestion.importers.transcripts.claude_code_lines import Record, read_record
@@ -69,6 +73,12 @@ _EVENT_TYPES = frozenset(
 _HEAD_EVENT = re.compile(rb'"sessionId"\s*:\s*"[^"]+"')
 _HEAD_TYPE = re.compile(rb'"type"\s*:\s*"(user|assistant|system|summary|queue-operation)"')
 _NO_MODEL = "sessions naming no model (give the model)"
+# The transcript field each converted session field comes from (checks.ConvertedRecords),
+# named at the line the session (or its part) begins.
+NATIVE_FIELDS = {
+    "session_id": "sessionId", "source_id": "sessionId", "model": "message.model",
+    "agent.version": "version",
+}  # fmt: skip
 
 
 def looks_like(path: Path, head: bytes) -> bool:
@@ -184,13 +194,16 @@ def _parse(raw: bytes) -> Any:
     if too_deep(raw):
         return NotJson(too_deep_message())
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=reject_constant)
+        value = json.loads(
+            raw.decode("utf-8"), parse_constant=reject_constant, parse_float=finite_float
+        )
     except UnicodeDecodeError:
         return NotJson("is not UTF-8 text")
     except json.JSONDecodeError as exc:
         return NotJson(f"is not valid JSON ({exc.msg} at column {exc.colno})")
     except NotJson as exc:
         return NotJson(f"is not valid JSON: {exc}")
+    return NotJson(SURROGATE_MESSAGE) if unpaired_surrogate(raw, value) else value
 
 
 def _ends_with_newline(file: Path) -> bool:
@@ -207,6 +220,7 @@ def _ends_with_newline(file: Path) -> bool:
 def _write(reading: _Reading, params: NativeParams, out: Output, name: str) -> Conversion:
     redactor = Redactor(reading.owners)
     spool, sources, refused = RunSpool(), [], 0
+    checks = ConvertedRecords(reading.errors, sessions=True)
     try:
         ordered = sorted(
             reading.sessions.items(), key=lambda s: (min(r[0] for r in s[1].records), s[0])
@@ -216,8 +230,12 @@ def _write(reading: _Reading, params: NativeParams, out: Output, name: str) -> C
                 if line is None:
                     refused += 1
                     continue
-                spool.add(line)
-                sources.append(source)
+                file, _, number = source.rpartition(":")
+                data = checks.check(line, file=file, line=int(number), fields=NATIVE_FIELDS)
+                if data is not None and not reading.errors:
+                    spool.add_line(data)
+                    sources.append(source)
+        reading.errors.raise_if_any()
         if not spool.count:
             raise rejected(name, "holds no Claude Code conversation with a model")
     except BaseException:
@@ -274,6 +292,8 @@ def _agent(params: NativeParams, version: str | None) -> dict[str, str] | None:
 def _turns(records: list[tuple[tuple[str, int, int], str, Record]]) -> list[Turn]:
     builder = TurnBuilder()
     for _, source, record in records:
+        if record.interrupted:
+            builder.interrupted()
         for words in record.words:
             builder.words(words, source)
         part = record.assistant

@@ -8,7 +8,8 @@ results, meta lines (`isMeta`: expanded slash commands, caveats), compact summar
 echoes of slash commands and their local output (`<command-name>`,
 `<local-command-stdout>`), shell-mode commands (`<bash-input>`), task notifications,
 system reminders and the interruption markers "[Request interrupted by user…]". Only
-what is left after those is a user turn.
+what is left after those is a user turn; a marker itself says that the person stopped
+the agent (Record.interrupted), which TurnBuilder.interrupted weighs.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
-from ingestion.importers.common import kind
+from ingestion.bundles.validators import timestamp_problem
+from ingestion.importers.common import kind, timestamp
 from ingestion.importers.transcripts.common import Call, Result, exit_code
 
 Report = Callable[[str, str], None]  # (field, message)
@@ -75,6 +77,8 @@ class Record:
     words: list[str] = field(default_factory=list)
     assistant: AssistantPart | None = None
     results: list[Result] = field(default_factory=list)
+    # The person stopped the agent (Esc): the line holds an interruption marker.
+    interrupted: bool = False
 
 
 def read_record(obj: dict[str, Any], report: Report) -> Record | None:
@@ -89,7 +93,7 @@ def read_record(obj: dict[str, Any], report: Report) -> Record | None:
     record = Record(
         session_id=session_id.strip(),
         uuid=_string(obj.get("uuid")),
-        timestamp=timestamp(obj.get("timestamp")),
+        timestamp=line_time(obj.get("timestamp"), report),
         cwd=_string(obj.get("cwd")),
         version=_string(obj.get("version")),
     )
@@ -111,16 +115,19 @@ def read_record(obj: dict[str, Any], report: Report) -> Record | None:
     return record
 
 
-def timestamp(value: Any) -> str | None:
-    """An ISO 8601 time as a sortable UTC string, None if it is not one."""
-    if not isinstance(value, str):
+def line_time(value: Any, report: Report) -> str | None:
+    """A line's ISO 8601 `timestamp` as a sortable UTC string (None when absent); one
+    that is not a real time of a run's range is reported: the order of the
+    conversation rests on it."""
+    if value is None:
         return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
+    moment = timestamp(value, "timestamp", report)
+    if moment is None:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+    problem = timestamp_problem(moment)  # first: year 1 in UTC+5 has no UTC time
+    if problem:
+        report("timestamp", problem)
+        return None
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -184,6 +191,7 @@ def _read_user(obj: dict[str, Any], content: str | list, record: Record, report:
     # Text beside tool results is Claude Code's (hook output, notes), never the person's.
     if not record.results and _typed_by_the_person(obj):
         record.words = [w for w in (person_words(t) for t in texts) if w]
+        record.interrupted = any(t.lstrip().startswith(INTERRUPTED) for t in texts)
 
 
 def _typed_by_the_person(obj: dict[str, Any]) -> bool:

@@ -1,7 +1,7 @@
 """What every transcript format shares: home-directory redaction, the assembly of a
 conversation into turns (streamed assistant parts merged, tool results matched to their
-calls, a rejected call turned into the person's correction), the split of a session by
-model, and the `sessions.jsonl` line a session becomes.
+calls, a rejection or an interruption turned into the person's correction), the split
+of a session by model, and the `sessions.jsonl` line a session becomes.
 
 A transcript format's module reads its own files and feeds a TurnBuilder; everything
 after that is here, so a second format is one more module.
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingestion.bundles.limits import INT32_MAX, INT32_MIN, SESSION_ID_LENGTH
+from ingestion.bundles.limits import INT32_MAX, INT32_MIN
 
 USER_PLACEHOLDER = "<user>"
 # Account names that say nothing about a person (and are ordinary words): kept when
@@ -143,22 +143,46 @@ class Result:
     unknown_tool: bool = False
 
 
+# The text of the correction an interruption stands for (TurnBuilder.interrupted).
+INTERRUPTION_TEXT = "[interrupted]"
+
+
 class TurnBuilder:
     """A conversation assembled event by event, in order.
 
     Assistant parts sharing a message id are one turn (streamed output writes one line
-    per content block); a result sets its call's exit code; a call the person rejected
-    adds a user turn labelled `correction`, with their words if they gave any.
+    per content block); a result sets its call's exit code. The person steering the
+    agent becomes one user turn labelled `correction` per act:
+
+    * a rejection: the calls of one assistant turn they rejected together (parallel
+      calls each get a rejected result) are one act, with their words if they gave any;
+    * an interruption (they stopped the agent) followed by their words: the words
+      redirect the work. Claude Code also writes the marker after a rejection, which
+      is then part of that act; an interruption the person says nothing after (the
+      session ends, or the agent goes on) is no correction: nothing shows a redirect.
     """
 
-    def __init__(self, rejected_text: str = "[rejected the {tool} call]") -> None:
+    def __init__(self) -> None:
         self.turns: list[Turn] = []
         self._messages: dict[str, Turn] = {}
         self._calls: dict[str, Call] = {}
-        self._rejected_text = rejected_text
+        self._seen_assistant = False
+        # Since the last assistant turn: the rejection's turn, its tools and words.
+        self._rejection: Turn | None = None
+        self._rejected_tools: list[str] = []
+        self._feedback: list[str] = []
+        self._interrupted = False
 
     def words(self, text: str, source: str | None = None) -> None:
+        if self._interrupted:
+            self.turns.append(Turn("user", INTERRUPTION_TEXT, label="correction", source=source))
+            self._interrupted = False
         self.turns.append(Turn("user", text, source=source))
+
+    def interrupted(self) -> None:
+        """The person stopped the agent: a correction once their next words come."""
+        if self._seen_assistant and self._rejection is None:
+            self._interrupted = True
 
     def assistant(
         self,
@@ -174,6 +198,7 @@ class TurnBuilder:
             self.turns.append(turn)
             if message_id:
                 self._messages[message_id] = turn
+            self._new_assistant_turn()
         turn.model = turn.model or model
         text = "\n\n".join(t for t in texts if t)
         if text:
@@ -183,6 +208,11 @@ class TurnBuilder:
                 self._calls[call.call_id] = call
                 turn.calls.append(call)
 
+    def _new_assistant_turn(self) -> None:
+        self._seen_assistant = True
+        self._rejection, self._rejected_tools, self._feedback = None, [], []
+        self._interrupted = False
+
     def result(self, result: Result, source: str | None = None) -> None:
         call = self._calls.get(result.call_id)
         if call is None:  # a result without its call (cut off by a compaction): no evidence
@@ -190,13 +220,29 @@ class TurnBuilder:
         call.exit_code = result.exit_code
         call.unknown_tool = result.unknown_tool
         if result.rejected:
-            text = result.feedback or self._rejected_text.format(tool=call.tool)
-            self.turns.append(Turn("user", text, label="correction", source=source))
+            self._rejected(call.tool, result.feedback, source)
+
+    def _rejected(self, tool: str, feedback: str | None, source: str | None) -> None:
+        # The same act while its turn is still the last one: no words came between.
+        if self._rejection is None or self.turns[-1] is not self._rejection:
+            self._rejection = Turn("user", None, label="correction", source=source)
+            self._rejected_tools, self._feedback = [], []
+            self.turns.append(self._rejection)
+        self._rejected_tools.append(tool)
+        if feedback and feedback not in self._feedback:
+            self._feedback.append(feedback)
+        self._rejection.text = "\n\n".join(self._feedback) or _rejected_text(self._rejected_tools)
 
     def finished(self) -> list[Turn]:
         """The turns, without assistant messages that said and called nothing
         (thinking only)."""
         return [t for t in self.turns if t.role == "user" or t.text or t.calls]
+
+
+def _rejected_text(tools: list[str]) -> str:
+    if len(tools) == 1:
+        return f"[rejected the {tools[0]} call]"
+    return f"[rejected {len(tools)} calls: {', '.join(tools)}]"
 
 
 def split_by_model(turns: list[Turn]) -> list[tuple[str | None, list[Turn]]]:
@@ -218,9 +264,10 @@ def split_by_model(turns: list[Turn]) -> list[tuple[str | None, list[Turn]]]:
 
 
 def part_id(session_id: str, index: int) -> str:
-    """`<session>` for the first part, `<session>~2`, `~3`, … for the next ones."""
-    suffix = "" if index == 1 else f"~{index}"
-    return session_id[: SESSION_ID_LENGTH - len(suffix)] + suffix
+    """`<session>` for the first part, `<session>~2`, `~3`, … for the next ones. Never
+    cut to the column's length: two long ids sharing their start would pass for one
+    session (the bundle's rules refuse one too long, naming it)."""
+    return session_id if index == 1 else f"{session_id}~{index}"
 
 
 def toolset(turns: list[Turn], shell_tools: frozenset[str]) -> list[dict[str, Any]]:

@@ -1,11 +1,14 @@
 """`manage.py sign_bundle`: a verifier signs a bundle archive, or makes its key pair.
 
     manage.py sign_bundle --generate-key verifier.pem      # prints the public key to register
-    manage.py sign_bundle bundle.tar.gz --key verifier.pem --verifier "Acme Labs" [--out OUT]
+    manage.py sign_bundle bundle.tar.gz --key verifier.pem --verifier "Acme Labs" \
+        --account USERNAME [--out OUT]
 
 Signing copies every regular file of the archive into a new archive of the same kind
 (tar.gz or zip) and adds verification.json at its root (docs/bundle-verification.md):
-the results files are hashed while they are copied, so the archive is read once. The
+the signed files are hashed while they are copied, so the archive is read once. The
+signature names the account that will upload the bundle (`--account`, its username)
+and the harness its manifest names: it is good for that account's upload only. The
 output is deterministic: the same input and key give the same bytes (fixed times,
 owners and modes; Ed25519 signatures are deterministic). A verification.json already
 in the input is replaced. The output is written to a temporary file and renamed, so a
@@ -16,7 +19,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
+import re
 import tarfile
 import tempfile
 import zipfile
@@ -29,7 +34,12 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ingestion.bundles import BundleRejected, open_archive
 from ingestion.bundles.container import Container
-from ingestion.bundles.limits import VERIFICATION_FILE, VERIFIER_NAME_LENGTH
+from ingestion.bundles.limits import (
+    USERNAME_LENGTH,
+    USERNAME_PATTERN,
+    VERIFICATION_FILE,
+    VERIFIER_NAME_LENGTH,
+)
 from ingestion.bundles.verification import (
     SIGNED_FILES,
     private_key_load,
@@ -42,19 +52,24 @@ from ingestion.services.processing import bundle_limits
 # Zip cannot store times before 1980; tar gets the epoch. Either way, no clock leaks in.
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 FILE_MODE = 0o644
+MANIFEST = "manifest.json"
 
 
 class Command(BaseCommand):
     help = (
         "Sign a bundle archive (.tar.gz or .zip) as a registered verifier: adds "
-        f"{VERIFICATION_FILE} with the SHA-256 of its results files and an Ed25519 "
-        "signature. --generate-key KEYFILE makes a key pair and prints the public key."
+        f"{VERIFICATION_FILE} with the SHA-256 of its manifest and results files and an "
+        "Ed25519 signature, good only for the account --account names (the one that will "
+        "upload it). --generate-key KEYFILE makes a key pair and prints the public key."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("bundle", nargs="?", type=Path, help="the bundle archive to sign")
         parser.add_argument("--key", type=Path, help="Ed25519 private key (PEM, or base64 raw)")
         parser.add_argument("--verifier", help="the verifier's registered name")
+        parser.add_argument(
+            "--account", help="the username of the account that will upload the signed bundle"
+        )
         parser.add_argument(
             "--out", type=Path, help="signed archive (default: <name>.signed.<ext> beside it)"
         )
@@ -73,16 +88,20 @@ class Command(BaseCommand):
                 raise CommandError("--generate-key makes a key; sign a bundle in another call")
             self._generate(generate_key)
             return
-        if bundle is None or key_file is None or not options["verifier"]:
-            raise CommandError("give a BUNDLE, --key KEYFILE and --verifier NAME")
+        if bundle is None or key_file is None or not options["verifier"] or not options["account"]:
+            raise CommandError(
+                "give a BUNDLE, --key KEYFILE, --verifier NAME and --account USERNAME"
+                " (the account that will upload it)"
+            )
         verifier = _verifier_name(options["verifier"])
+        account = _account_name(options["account"])
         key = _key_read(key_file)
         out = out or _default_out(bundle)
         if out.resolve() == bundle.resolve():
             raise CommandError("--out must differ from the bundle: the input is never changed")
-        covered = bundle_sign(bundle, out, key=key, verifier=verifier)
+        covered = bundle_sign(bundle, out, key=key, verifier=verifier, account=account)
         self.stdout.write(
-            f"Signed {', '.join(covered)} as {verifier!r} → {out}\n"
+            f"Signed {', '.join(covered)} as {verifier!r} for account {account!r} → {out}\n"
             f"Public key (register it in the admin): {public_key_text(key)}"
         )
 
@@ -103,9 +122,12 @@ class Command(BaseCommand):
         )
 
 
-def bundle_sign(source: Path, out: Path, *, key: Ed25519PrivateKey, verifier: str) -> list[str]:
-    """Write `out`: `source`'s files plus a signed verification.json. Returns the
-    files covered. Raises CommandError for an archive that cannot be signed."""
+def bundle_sign(
+    source: Path, out: Path, *, key: Ed25519PrivateKey, verifier: str, account: str
+) -> list[str]:
+    """Write `out`: `source`'s files plus a verification.json signed for `account`'s
+    upload. Returns the files covered. Raises CommandError for an archive that cannot be
+    signed."""
     try:
         container = open_archive(source, limits=bundle_limits(), name=source.name)
     except BundleRejected as exc:
@@ -117,7 +139,8 @@ def bundle_sign(source: Path, out: Path, *, key: Ed25519PrivateKey, verifier: st
         if not {"runs.jsonl", "sessions.jsonl"} & set(covered):
             raise CommandError(f"{source} has neither runs.jsonl nor sessions.jsonl at its root")
         writer = _tar_gz_write if container.kind == "tar.gz" else _zip_write
-        _write_atomically(out, lambda target: writer(container, target, key, verifier))
+        signer = _Signer(key=key, verifier=verifier, account=account)
+        _write_atomically(out, lambda target: writer(container, target, signer))
     except BundleRejected as exc:
         raise CommandError(f"cannot sign {source}: {exc}") from exc
     finally:
@@ -129,6 +152,36 @@ def _verifier_name(name: str) -> str:
     if not name.strip() or len(name) > VERIFIER_NAME_LENGTH:
         raise CommandError(f"--verifier must be 1 to {VERIFIER_NAME_LENGTH} characters")
     return name
+
+
+def _account_name(name: str) -> str:
+    if not re.match(USERNAME_PATTERN, name) or len(name) > USERNAME_LENGTH:
+        raise CommandError(f"--account must be a username (at most {USERNAME_LENGTH} characters)")
+    return name
+
+
+class _Signer:
+    """The statement for the files copied: their digests, and the harness name of the
+    manifest among them (kept while it is copied; "" when it names none)."""
+
+    def __init__(self, *, key: Ed25519PrivateKey, verifier: str, account: str):
+        self.key, self.verifier, self.account = key, verifier, account
+        self.digests: dict[str, str] = {}
+        self.manifest = b""
+
+    def statement(self) -> bytes:
+        return statement_sign(
+            verifier=self.verifier, account=self.account, harness=self._harness(),
+            files=self.digests, key=self.key,
+        )  # fmt: skip
+
+    def _harness(self) -> str:
+        try:
+            harness = json.loads(self.manifest).get("harness") if self.manifest else None
+        except (ValueError, AttributeError) as exc:
+            raise CommandError(f"cannot sign: manifest.json is not a JSON object ({exc})") from exc
+        name = harness.get("name") if isinstance(harness, dict) else None
+        return name if isinstance(name, str) else ""
 
 
 def _key_read(path: Path) -> Ed25519PrivateKey:
@@ -159,38 +212,40 @@ def _write_atomically(out: Path, write) -> None:
         raise
 
 
-def _files_hashed(container: Container, digests: dict[str, str]) -> Iterator[tuple[str, Iterator]]:
-    """(path, chunks) of every file but an old verification.json; the results files'
-    SHA-256 land in `digests` as each is consumed."""
+def _files_hashed(container: Container, signer: _Signer) -> Iterator[tuple[str, Iterator]]:
+    """(path, chunks) of every file but an old verification.json; the signed files'
+    SHA-256 land in the signer's digests as each is consumed."""
     for path, chunks in container.iter_files():
         if path == VERIFICATION_FILE:
             for _ in chunks:  # skipped, but a tar stream must be read past it
                 pass
             continue
-        yield path, (_hashing(chunks, path, digests) if path in SIGNED_FILES else chunks)
+        yield path, (_hashing(chunks, path, signer) if path in SIGNED_FILES else chunks)
 
 
-def _hashing(chunks: Iterator[bytes], path: str, digests: dict[str, str]) -> Iterator[bytes]:
+def _hashing(chunks: Iterator[bytes], path: str, signer: _Signer) -> Iterator[bytes]:
     digest = hashlib.sha256()
+    kept = []
     for chunk in chunks:
         digest.update(chunk)
+        if path == MANIFEST:  # small (the limits table bounds it): read for its harness
+            kept.append(chunk)
         yield chunk
-    digests[path] = digest.hexdigest()
+    signer.digests[path] = digest.hexdigest()
+    if path == MANIFEST:
+        signer.manifest = b"".join(kept)
 
 
-def _tar_gz_write(
-    container: Container, target: BinaryIO, key: Ed25519PrivateKey, verifier: str
-) -> None:
-    digests: dict[str, str] = {}
+def _tar_gz_write(container: Container, target: BinaryIO, signer: _Signer) -> None:
     with (
         gzip.GzipFile(fileobj=target, mode="wb", mtime=0, filename="") as packed,
         tarfile.open(fileobj=packed, mode="w", format=tarfile.PAX_FORMAT) as tar,
     ):
-        for path, chunks in _files_hashed(container, digests):
+        for path, chunks in _files_hashed(container, signer):
             reader = _ChunkReader(chunks)
             tar.addfile(_tar_info(path, container.files[path]), reader)
             reader.finish()  # tarfile reads the declared size; the hash waits for the end
-        statement = statement_sign(verifier=verifier, files=digests, key=key)
+        statement = signer.statement()
         tar.addfile(_tar_info(VERIFICATION_FILE, len(statement)), _ChunkReader(iter([statement])))
 
 
@@ -200,16 +255,13 @@ def _tar_info(path: str, size: int) -> tarfile.TarInfo:
     return info
 
 
-def _zip_write(
-    container: Container, target: BinaryIO, key: Ed25519PrivateKey, verifier: str
-) -> None:
-    digests: dict[str, str] = {}
+def _zip_write(container: Container, target: BinaryIO, signer: _Signer) -> None:
     with zipfile.ZipFile(target, "w") as archive:
-        for path, chunks in _files_hashed(container, digests):
+        for path, chunks in _files_hashed(container, signer):
             with archive.open(_zip_info(path, container.files[path]), "w") as member:
                 for chunk in chunks:
                     member.write(chunk)
-        statement = statement_sign(verifier=verifier, files=digests, key=key)
+        statement = signer.statement()
         archive.writestr(_zip_info(VERIFICATION_FILE, len(statement)), statement)
 
 

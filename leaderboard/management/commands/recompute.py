@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from ingestion.services.dry_runs import dry_runs_requeue_stuck
 from ingestion.services.queue import submissions_requeue_stuck
 from leaderboard.models import BoardSnapshot, RecomputeRequest
 from leaderboard.recompute.services import boards_recompute_pending
@@ -10,8 +11,9 @@ from leaderboard.recompute.services import boards_recompute_pending
 class Command(BaseCommand):
     help = (
         "Recompute every board now, synchronously, into a new current snapshot. With "
-        "--pending: the sweep, by hand (uploads stuck in the queue or abandoned mid-ingest "
-        "are queued again, and only what the recompute outbox asks for is recomputed)."
+        "--pending: the sweep, by hand (uploads stuck in the queue or abandoned mid-ingest, "
+        "and dry runs the broker never took, are queued again, and only what the "
+        "recompute outbox asks for is recomputed)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -23,7 +25,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--pending",
             action="store_true",
-            help="queue stuck uploads again and recompute only what is pending",
+            help="queue stuck uploads and dry runs again and recompute only what is pending",
         )
 
     def handle(self, *args, **options) -> None:
@@ -37,6 +39,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"uploads queued again: {len(requeued)}"
             + (f" ({', '.join(map(str, requeued))})" if requeued else "")
+        )
+        checks = dry_runs_requeue_stuck()
+        self.stdout.write(
+            f"dry runs queued again: {len(checks)}"
+            + (f" ({', '.join(map(str, checks))})" if checks else "")
         )
         waiting = RecomputeRequest.objects.count()
         self.stdout.write(f"recompute requests waiting: {waiting}")

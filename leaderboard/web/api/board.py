@@ -13,7 +13,13 @@ from rest_framework.views import APIView
 
 from arena.http_cache import versioned_response
 from leaderboard.boards.params import DEFAULT_COLUMNS, BoardParams
-from leaderboard.boards.selectors import board_table, current_boards, pick_board, run_for_page
+from leaderboard.boards.selectors import (
+    board_table,
+    current_boards,
+    intervals_state,
+    pick_board,
+    run_for_page,
+)
 from leaderboard.models import Board
 from leaderboard.web.api.board_serializers import (
     BoardDetailSerializer,
@@ -117,7 +123,7 @@ class BoardDetailApi(DataTermsLinkMixin, APIView):
         return versioned_response(
             request,
             version=board.snapshot_id,
-            key=f"api board {slug} {params.querystring()}",
+            key=f"api board {slug} {params.querystring()} {intervals_state(board)}",
             content_type=JSON,
             build=lambda: _json(_board_detail(board, params)),
             public=True,
@@ -145,7 +151,7 @@ def _board_csv_response(request: Request, board: Board) -> HttpResponse:
         filename=download_name(board.slug, computed_at=board.snapshot.computed_at),
         table=lambda: _board_table(board, params),
         version=board.snapshot_id,
-        key=f"api board {board.slug} {params.querystring()}",
+        key=f"api board {board.slug} {params.querystring()} {intervals_state(board)}",
     )
 
 

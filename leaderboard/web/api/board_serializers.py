@@ -104,8 +104,16 @@ class BoardEntrySerializer(FiniteModelSerializer):
             "mean_steps_low", "mean_steps_high", "mean_tool_calls_low", "mean_tool_calls_high",
             "ttft_ms_mean", "ttft_ms_mean_low", "ttft_ms_mean_high", "duration_s_mean",
             "duration_s_mean_low", "duration_s_mean_high", "coverage", "run_config",
-            "trajectory", "violations", "horizon",
+            "trajectory", "violations", "horizon", "intervals_pending",
         ]  # fmt: skip
+        extra_kwargs = {
+            "intervals_pending": {
+                "help_text": "true while the entry's interval bounds (pass_hat_k's low, high, "
+                "pass_at_k_low and pass_at_k_high; the means' _low and _high; horizon's "
+                "p50_low … p80_high) are still being computed after the recompute: they "
+                "are null until then, and every point figure is already final."
+            }
+        }
 
     @extend_schema_field(serializers.DictField())
     def get_run_config(self, entry: BoardEntry) -> dict:
@@ -169,11 +177,17 @@ class BoardDetailSerializer(DataTermsFields, serializers.ModelSerializer):
     the data terms (`attribution`, `terms`)."""
 
     computed_at = serializers.DateTimeField(source="snapshot.computed_at")
+    intervals_pending = serializers.BooleanField(
+        help_text="true while some entry's interval bounds are being computed (each "
+        "entry's own intervals_pending says which); false once every bound has landed."
+    )
     entries = serializers.SerializerMethodField()
 
     class Meta:
         model = Board
-        fields = ["attribution", "terms", "slug", "title", "computed_at", "entries"]
+        fields = [
+            "attribution", "terms", "slug", "title", "computed_at", "intervals_pending", "entries",
+        ]  # fmt: skip
 
     @extend_schema_field(BoardEntrySerializer(many=True))
     def get_entries(self, board: Board) -> list[dict]:

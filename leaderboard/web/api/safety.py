@@ -12,7 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.http_cache import versioned_response
-from leaderboard.boards.safety_selectors import SafetyBoard, safety_board
+from leaderboard.boards.safety_selectors import (
+    SafetyBoard,
+    safety_board_listed,
+    safety_rows,
+)
 from leaderboard.methodology.safety import ASR_BUDGET
 from leaderboard.models import SafetyEntry
 from leaderboard.web.api.board_serializers import FiniteModelSerializer
@@ -87,25 +91,25 @@ class SafetyBoardApi(DataTermsLinkMixin, APIView):
         "at most `asr_budget` (the others: rank null). `?format=csv`: one line per row.",
     )
     def get(self, request: Request, slug: str) -> Response | HttpResponse:
-        board = safety_board(slug)
+        board = safety_board_listed(slug)
         if board is None:
             raise Http404(f"no safety board {slug!r}")
         if wants_csv(request):
             return csv_response(
                 request,
                 filename=download_name(board.slug, computed_at=board.computed_at),
-                table=lambda: safety_csv_table(board),
+                table=lambda: safety_csv_table(safety_rows(board)),
                 version=board.snapshot_id,
                 key=f"api safety {board.slug}",
             )
         if request.accepted_renderer.format != "json":  # the browsable API
-            return Response(safety_payload(board))
+            return Response(safety_payload(safety_rows(board)))
         return versioned_response(
             request,
             version=board.snapshot_id,
             key=f"api safety {board.slug}",
             content_type=JSON,
-            build=lambda: _json(safety_payload(board)),
+            build=lambda: _json(safety_payload(safety_rows(board))),
             public=True,
             vary=("Accept",),
         )

@@ -44,6 +44,22 @@ class ProportionSerializer(IntervalSerializer):
 class SteerabilitySerializer(IntervalSerializer):
     mean_effort = serializers.FloatField(allow_null=True)
     turns = serializers.IntegerField(help_text="assistant turns the mean effort is over")
+    # Null (0) in snapshots computed before turns to recover were counted.
+    turns_to_recover = serializers.FloatField(
+        allow_null=True,
+        default=None,
+        help_text="mean assistant turns from a correction to the first turn not corrected",
+    )
+    turns_to_recover_low = serializers.FloatField(
+        allow_null=True, default=None, help_text="95% cluster-robust interval, low end ≥ 1"
+    )
+    turns_to_recover_high = serializers.FloatField(allow_null=True, default=None)
+    corrections = serializers.IntegerField(
+        default=0, help_text="corrections recovered from: the n of turns_to_recover"
+    )
+    corrections_open = serializers.IntegerField(
+        default=0, help_text="corrections the session ended before recovering from"
+    )
 
 
 class BashRecoverySerializer(IntervalSerializer):
@@ -57,6 +73,23 @@ class BashRecoverySerializer(IntervalSerializer):
     median_attempts = serializers.FloatField(
         allow_null=True, help_text="median assistant turns of the resolved episodes"
     )
+    # Null (0) in snapshots computed before the split existed.
+    autonomous = serializers.IntegerField(
+        default=0, help_text="episodes resolved before the user's next words"
+    )
+    autonomous_rate = serializers.FloatField(
+        allow_null=True, default=None, help_text="autonomous / episodes (Wilson interval)"
+    )
+    autonomous_rate_low = serializers.FloatField(allow_null=True, default=None)
+    autonomous_rate_high = serializers.FloatField(allow_null=True, default=None)
+    after_user = serializers.IntegerField(
+        default=0, help_text="episodes resolved only after the user's next words"
+    )
+    after_user_rate = serializers.FloatField(
+        allow_null=True, default=None, help_text="after_user / episodes (Wilson interval)"
+    )
+    after_user_rate_low = serializers.FloatField(allow_null=True, default=None)
+    after_user_rate_high = serializers.FloatField(allow_null=True, default=None)
 
 
 class ToolHallucinationSerializer(IntervalSerializer):
@@ -76,6 +109,29 @@ class NetImprovementSerializer(IntervalSerializer):
     observed_gap = serializers.FloatField(allow_null=True)
     null_mean = serializers.FloatField(allow_null=True)
     null_sd = serializers.FloatField(allow_null=True)
+
+
+class WithoutLargestSerializer(serializers.Serializer):
+    sessions = serializers.IntegerField(help_text="the model's sessions left")
+    confirmed_success = ProportionSerializer()
+    net_improvement = NetImprovementSerializer()
+
+
+class ProvenanceSerializer(serializers.Serializer):
+    """Who the model's figures rest on (methodology §3.3); per model, composite only."""
+
+    accounts = serializers.IntegerField(help_text="accounts that uploaded its counted sessions")
+    largest_share = serializers.FloatField(help_text="the largest account's share of them")
+    largest_sessions = serializers.IntegerField()
+    concentrated = serializers.BooleanField(help_text="largest_share above threshold")
+    threshold = serializers.FloatField()
+    without_largest = WithoutLargestSerializer(
+        allow_null=True,
+        help_text="concentrated only: the headline figures without the largest account",
+    )
+    conflict_excluded = serializers.IntegerField(
+        help_text="sessions left out: uploaded by an organisation that makes or serves it"
+    )
 
 
 class AgentSerializer(serializers.Serializer):
@@ -111,6 +167,11 @@ class SignalEntrySerializer(serializers.Serializer):
         help_text="share of shell calls that exit 0 (Wilson interval); not in api.md",
     )
     net_improvement = NetImprovementSerializer(source="data.net_improvement")
+    provenance = ProvenanceSerializer(
+        source="data.provenance",
+        allow_null=True,
+        help_text="null on the agent view, on slices, and in boards computed before it",
+    )
 
     @extend_schema_field(AgentSerializer(allow_null=True))
     def get_agent(self, entry: SignalEntry) -> dict[str, str] | None:
@@ -150,17 +211,26 @@ class SignalQuerySerializer(serializers.Serializer):
 BASH_RECOVERY_CSV = (
     *("value", "low", "high", "episodes"),
     *("recovery_rate", "recovery_rate_low", "recovery_rate_high"),
+    *("autonomous", "autonomous_rate", "autonomous_rate_low", "autonomous_rate_high"),
+    *("after_user", "after_user_rate", "after_user_rate_low", "after_user_rate_high"),
 )
+STEERABILITY_CSV = (
+    *("value", "low", "high", "mean_effort"),
+    *("turns_to_recover", "turns_to_recover_low", "turns_to_recover_high"),
+    *("corrections", "corrections_open"),
+)
+PROVENANCE_CSV = ("accounts", "largest_share", "concentrated", "conflict_excluded")
 CSV_FIELDS = ["rank", "scope", "model", "sessions", "greyed"] + [
     f"{signal}.{part}"
     for signal, parts in (
         ("confirmed_success", ("value", "low", "high", "n")),
         ("praise_complaint", ("value", "low", "high", "n")),
-        ("steerability", ("value", "low", "high", "mean_effort")),
+        ("steerability", STEERABILITY_CSV),
         ("bash_recovery", BASH_RECOVERY_CSV),
         ("shell_success", ("value", "low", "high", "calls")),
         ("tool_hallucination", ("value", "low", "high", "calls", "claims")),
         ("net_improvement", ("value", "low", "high", "p_value")),
+        ("provenance", PROVENANCE_CSV),
     )
     for part in parts
 ]
@@ -190,8 +260,8 @@ def _csv_row(entry: dict[str, Any]) -> dict[str, Any]:
     row = {key: entry[key] for key in ("rank", "scope", "sessions", "greyed")}
     # Model names come from bundles: one starting like a formula is written inert.
     row["model"] = spreadsheet_text(entry["model"])
-    for signal in (*SIGNALS, "net_improvement"):
-        for part, value in (entry[signal] or {}).items():
+    for signal in (*SIGNALS, "net_improvement", "provenance"):
+        for part, value in (entry.get(signal) or {}).items():
             row[f"{signal}.{part}"] = value
     return {key: value for key, value in row.items() if key in CSV_FIELDS}
 

@@ -14,12 +14,15 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from leaderboard.alerts.services import followed_signal_models
 from leaderboard.methodology import stats
 from leaderboard.models import SignalEntry
 from leaderboard.presentation.signals import SIGNAL_LABELS
 from leaderboard.signalboard.agents import AGENT, BY_VIEWS, MODEL
 from leaderboard.signalboard.selectors import SignalSelection, current_signal_entries
 from leaderboard.signalboard.slices import COMPOSITE_SCOPE, SliceKind
+from leaderboard.signalboard.uploaders import conflict_summary
+from leaderboard.web.follows import signal_follow_urls
 from leaderboard.web.pages import cached_page, htmx_template
 from leaderboard.web.signals.params import (
     GRID_SIGNALS,
@@ -42,8 +45,25 @@ def signals(request: HttpRequest) -> HttpResponse:
         request,
         template=htmx_template(request, TEMPLATE, {PARTIAL}, PARTIAL),
         key=params.querystring(),
-        context=lambda: _page_context(params),
+        context=lambda: _with_follows(request, params, _page_context(params)),
     )
+
+
+def _with_follows(
+    request: HttpRequest, params: SignalParams, context: dict[str, Any]
+) -> dict[str, Any]:
+    """The model view's follow buttons, for a signed-in visitor (whose page is never
+    cached); every other visitor's rows link to the log-in page."""
+    if not request.user.is_authenticated or params.by != MODEL:
+        return context
+    table = context.get("table")  # the composite view's; the grids have no buttons
+    names = [e.model_name for e in (*table.ranked, *table.unranked)] if table else []
+    context["follows"] = {
+        "urls": signal_follow_urls(names),
+        "following": followed_signal_models(request.user),
+        "next": request.get_full_path(),
+    }
+    return context
 
 
 def _page_context(params: SignalParams) -> dict[str, Any]:
@@ -58,6 +78,7 @@ def _page_context(params: SignalParams) -> dict[str, Any]:
         "by_links": _by_links(params),
         **_agent_context(selection, params),
         "min_sessions": stats.MIN_RANKED_SESSIONS,
+        "conflicts": conflict_summary(),
         "data_terms": DATA_TERMS,
         "attribution": ATTRIBUTION,
         **_view_context(selection.entries, params),
@@ -80,6 +101,8 @@ def _agent_context(selection: SignalSelection, params: SignalParams) -> dict[str
         "agent_view": True,
         "row_label": "Agent version",
         "left_out": max(selection.sessions_total - on_view, 0),
+        # An empty agent view points to the same view per model, where its sessions are.
+        "model_view_href": params.querystring(by=MODEL, sort=""),
     }
 
 

@@ -12,6 +12,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 VERIFIER = "Acme Evals"
+# The account a builder signs for unless told otherwise: the staff persona, which most
+# tests upload with.
+ACCOUNT = "staff"
 # Fixed seeds: the same key in every run, so a failure can be replayed.
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64)))
@@ -30,10 +33,17 @@ def private_key_pem(key: Ed25519PrivateKey = KEY) -> bytes:
     )  # fmt: skip
 
 
-def expected_signed_bytes(digests: dict[str, str]) -> bytes:
+def expected_signed_bytes(digests: dict[str, str], *, account: str, harness: str) -> bytes:
     """The documented signed bytes, spelled out."""
     lines = "".join(f"{digests[path]}  {path}\n" for path in sorted(digests))
-    return f"arena-verification/1\n{lines}".encode()
+    names = f"account {json.dumps(account)}\nharness {json.dumps(harness)}\n"
+    return f"arena-verification/2\n{names}{lines}".encode()
+
+
+def harness_of(files: dict[str, bytes]) -> str:
+    """The harness name the bundle's manifest.json gives ("" for none)."""
+    manifest = json.loads(files.get("manifest.json", b"{}"))
+    return (manifest.get("harness") or {}).get("name", "")
 
 
 def verification_json(
@@ -42,18 +52,24 @@ def verification_json(
     *,
     verifier: str = VERIFIER,
     key: Ed25519PrivateKey = KEY,
+    account: str = ACCOUNT,
+    harness: str | None = None,
     **override,
 ) -> bytes:
-    """verification.json over the signed files among `files`; `override` replaces keys."""
+    """verification.json over the signed files among `files`, for `account`'s upload of
+    `harness` (by default the manifest's); `override` replaces keys."""
+    harness = harness_of(files) if harness is None else harness
     digests = {
         path: hashlib.sha256(content).hexdigest()
         for path, content in files.items()
         if path in ("manifest.json", "runs.jsonl", "sessions.jsonl")
     }
-    signature = key.sign(expected_signed_bytes(digests))
+    signature = key.sign(expected_signed_bytes(digests, account=account, harness=harness))
     document = {
-        "format": "arena-verification/1",
+        "format": "arena-verification/2",
         "verifier": verifier,
+        "account": account,
+        "harness": harness,
         "files": digests,
         "signature": base64.b64encode(signature).decode(),
         **override,

@@ -28,11 +28,15 @@ from tests.ingestion.bundles.archives import (
     jsonl,
     lookup,
     opened,
+    read_everything,
     rejection,
     special,
     tar_gz,
     zip_bytes,
 )
+
+# The ratio is judged past a floor of inflated bytes; these bombs are built small.
+FLOOR_1_MIB = BundleLimits(ratio_floor_bytes=CHUNK)
 
 
 def test_it_refuses_the_example_bomb_from_its_header(inflated, no_content_reads):
@@ -200,7 +204,7 @@ def test_it_refuses_an_encrypted_zip_member(no_content_reads):
 def test_it_refuses_a_zip_bomb_by_its_compression_ratio(no_content_reads):
     data = zip_bytes(bundle_files([a_run()]) | {"trajectories/zeros.json": b"\0" * (8 * CHUNK)})
     assert len(data) < 20_000
-    message = rejection(data, name="bomb.zip").errors[0].message
+    message = rejection(data, FLOOR_1_MIB, name="bomb.zip").errors[0].message
     assert re.fullmatch(
         r"member 'trajectories/zeros\.json': compression ratio [\d,]+:1 exceeds the limit of 100:1 .*",
         message,
@@ -211,7 +215,7 @@ def test_it_refuses_a_tar_gz_member_too_large_for_the_archive_from_its_header(
     inflated, no_content_reads
 ):
     data = tar_gz(bundle_files([a_run()]) | {"trajectories/zeros.json": b"\0" * (12 * CHUNK)})
-    message = rejection(data).errors[0].message
+    message = rejection(data, FLOOR_1_MIB).errors[0].message
     assert "member 'trajectories/zeros.json': compression ratio" in message
     assert "exceeds the limit of 100:1" in message
     assert inflated["bytes"] < 64 * 1024  # stopped at the header, before its data
@@ -224,7 +228,8 @@ def test_it_refuses_a_tar_gz_member_whose_inflated_bytes_break_the_ratio(inflate
         "trajectories/noise.json": os.urandom(CHUNK),
         "trajectories/zeros.json": b"\0" * (12 * CHUNK),
     }
-    message = rejection(tar_gz(files), BundleLimits(max_compression_ratio=20)).errors[0].message
+    limits = BundleLimits(max_compression_ratio=20, ratio_floor_bytes=CHUNK)
+    message = rejection(tar_gz(files), limits).errors[0].message
     assert message.startswith("member 'trajectories/zeros.json': compression ratio")
     assert message.endswith("exceeds the limit of 20:1")
     assert inflated["bytes"] < 4 * CHUNK
@@ -263,3 +268,105 @@ def test_it_rejects_a_tar_whose_header_is_damaged_midway():
     assert (
         message == "not a valid archive: damaged tar header, or data after the end of the archive"
     )
+
+
+# ------------------------------------------------------------ archive structure
+
+
+def test_it_refuses_a_zip_whose_directory_claims_more_entries_than_it_holds(no_content_reads):
+    data = bytearray(zip_bytes(bundle_files([a_run()])))
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 8 : end + 12] = (65_534).to_bytes(2, "little") * 2  # on this disk, and in all
+    message = rejection(bytes(data)).errors[0].message
+    assert (
+        message == "not a valid archive: the central directory declares 65,534 entries but holds 2"
+    )
+
+
+def test_it_refuses_zip_members_that_share_their_bytes(no_content_reads):
+    data = bytearray(zip_bytes(bundle_files([a_run()]) | {"notes.txt": b"x" * 500}))
+    # point the last directory entry at the first member's local header
+    entry = data.rfind(b"PK\x01\x02")
+    data[entry + 42 : entry + 46] = (0).to_bytes(4, "little")
+    message = rejection(bytes(data)).errors[0].message
+    assert message.startswith("not a valid archive: member ") and "overlaps" in message
+
+
+def test_it_refuses_a_zip_member_of_an_unknown_compression_method(no_content_reads):
+    files = [("manifest.json", json.dumps(MANIFEST).encode()), ("runs.jsonl", jsonl(a_run()))]
+    data = bytearray(zip_bytes([*files, ("extra.bin", b"payload")]))
+    entry = data.rfind(b"PK\x01\x02")  # extra.bin, never read by the bundle reader
+    data[entry + 10 : entry + 12] = (99).to_bytes(2, "little")
+    error = rejection(bytes(data))
+    assert [e.message for e in error.errors] == [
+        "member 'extra.bin' uses a compression method that is not supported"
+        " (only stored, deflate, bzip2, lzma)"
+    ]
+
+
+def test_it_refuses_a_tar_of_contiguous_members(no_content_reads):
+    info = tarfile.TarInfo("trajectories/r-1.json")
+    info.type = tarfile.CONTTYPE
+    files: list[Entry] = [
+        ("manifest.json", json.dumps(MANIFEST).encode()),
+        ("runs.jsonl", jsonl(a_run())),
+        info,
+    ]
+    error = rejection(tar_gz(files))
+    assert [e.message for e in error.errors] == [
+        "member 'trajectories/r-1.json' has an unsupported type;"
+        " only regular files and directories are allowed"
+    ]
+
+
+# ------------------------------------------------- what compresses well, and bombs
+
+
+def a_long_session(turns: int) -> dict:
+    """A session of many short turns: highly repetitive, so it compresses about 400:1."""
+    said = [{"role": "user", "text": "ok"}, {"role": "assistant", "text": "ok"}]
+    return {"session_id": "s-long", "model": "frontier-large", "turns": said * (turns // 2)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("container", [tar_gz, zip_bytes], ids=["tar.gz", "zip"])
+def test_it_lands_a_long_repetitive_session_whatever_its_ratio(container):
+    files = {
+        "manifest.json": json.dumps({"format": "arena-bundle/1"}).encode(),
+        "sessions.jsonl": jsonl(a_long_session(200_000)),
+    }
+    data = container(files)
+    assert len(files["sessions.jsonl"]) > 6_000_000
+    assert len(files["sessions.jsonl"]) > 200 * len(data)  # past the 100:1 ratio
+    _, (session,) = read_everything(data)
+    assert len(session.turns) == 200_000
+
+
+MEMBER = 1_040_000  # just under 1 MiB: a member this size was never judged by its ratio
+
+
+@pytest.mark.parametrize("container", [tar_gz, zip_bytes], ids=["tar.gz", "zip"])
+def test_it_refuses_many_small_zero_members_by_the_whole_archive_ratio(container, inflated):
+    members = 70  # 72.8 MB in all: past the floor (64 MiB), at about 1,000:1
+    files = bundle_files([a_run()]) | {
+        f"trajectories/z{i}.json": bytes(MEMBER) for i in range(members)
+    }
+    data = container(files)
+    message = rejection(data).errors[0].message
+    assert message.startswith("the archive inflates past its size: compression ratio ")
+    assert "exceeds the limit of 100:1" in message
+    # A zip is refused from its directory; a tar.gz's headers are read by inflating
+    # the members between them, up to the floor.
+    most = 2 * CHUNK if container is zip_bytes else BundleLimits().ratio_floor_bytes + 2 * CHUNK
+    assert inflated["bytes"] < most
+
+
+def test_it_stops_inflating_a_tar_gz_at_its_size_times_the_ratio(inflated):
+    # No header declares the zero padding after the tar's end: only the count of
+    # inflated bytes against the archive's size stops it, soon past the floor.
+    tar = gzip.decompress(tar_gz(bundle_files([a_run()])))
+    data = gzip.compress(tar + bytes(80 * CHUNK))
+    message = rejection(data).errors[0].message
+    assert "compression ratio" in message and "exceeds the limit of 100:1" in message
+    floor = BundleLimits().ratio_floor_bytes
+    assert floor < inflated["bytes"] < floor + 2 * CHUNK

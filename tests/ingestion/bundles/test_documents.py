@@ -119,6 +119,19 @@ def test_it_accepts_a_sessions_only_manifest_without_harness():
         ({"harness": "OpenHarness"}, "harness", ["must be an object"]),
         ({"created_at": "2026-11-20"}, "created_at", ["ISO 8601"]),
         ({"notes": 3}, "notes", ["a string or null"]),
+        ({"harness": {"name": "H", "version": "1", "url": "javascript:alert(1)"}}, "harness.url", ["http:// or https://", "javascript"]),
+        ({"harness": {"name": "H", "version": "1", "url": "https://a.org/x y"}}, "harness.url", ["http:// or https://"]),
+        ({"harness": {"name": "H", "version": "1", "url": "ftp://a.org"}}, "harness.url", ["http:// or https://"]),
+        ({"harness": {"name": "H", "version": ".."}}, "harness.version", ["'..' part"]),
+        ({"harness": {"name": "H", "version": "1/../../admin"}}, "harness.version", ["'..' part"]),
+        ({"harness": {"name": "H", "version": "1.0\n"}}, "harness.version", ["may only contain"]),
+        ({"harness": {"name": "H", "version": "1 0"}}, "harness.version", ["may only contain"]),
+        ({"harness": {"name": "Harness\nTwo", "version": "1"}}, "harness.name", ["printable text"]),
+        ({"harness": {"name": "   ", "version": "1"}}, "harness.name", ["not blank"]),
+        ({"harness": {"name": " H", "version": "1"}}, "harness.name", ["spaces at either end"]),
+        ({"harness": {"name": "..", "version": "1"}}, "harness.name", ["'..' part"]),
+        ({"harness": {"name": "H", "version": "1", "contributors": [f"p{i}" for i in range(101)]}}, "harness.contributors", ["at most 100 items (got 101)"]),
+        ({"harness": {"name": "H", "version": "1", "maintainers": [f"p{i}" for i in range(101)]}}, "harness.maintainers", ["at most 100 items (got 101)"]),
     ],
 )  # fmt: skip
 def test_it_rejects_each_bad_manifest_field(change, field, words):
@@ -131,3 +144,27 @@ def test_it_rejects_a_manifest_that_is_not_an_object_or_not_json():
     assert manifest_errors([1]) == [("", "must be a JSON object, not an array")]  # type: ignore[arg-type]
     with pytest.raises(BundleRejected, match="is not valid JSON"):
         parse_manifest(b"{", has_runs=False)
+
+
+def test_it_refuses_twenty_thousand_contributors_by_the_limit():
+    harness = {"name": "H", "version": "1", "contributors": [f"p{i}" for i in range(20_000)]}
+    errors = manifest_errors({**MANIFEST, "harness": harness})
+    assert_one_error(errors, "harness.contributors", "at most 100 items (got 20000)")
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "url"),
+    [
+        ("Team/Agent", "release/2.1", "https://example.org/team?x=1#y"),
+        ("Trudy Harness", "1.2.0-rc1+build.5", "HTTP://example.org"),
+        ("Ünïcode 名前", "v2@3f9c:linux~x86_64", ""),
+        ("...", "...", None),
+    ],
+)
+def test_it_accepts_names_versions_and_urls_of_real_harnesses(name, version, url):
+    harness = {"name": name, "version": version, "url": url}
+    manifest = parse_manifest(encode({**MANIFEST, "harness": harness}), has_runs=True)
+    assert manifest.harness is not None
+    assert (manifest.harness.name, manifest.harness.version, manifest.harness.url) == (
+        name, version, url,
+    )  # fmt: skip

@@ -14,6 +14,7 @@ import tarfile
 import pytest
 
 from ingestion.bundles import Bundle, BundleLimits, BundleRejected
+from ingestion.bundles.container import Upload
 from tests.conftest import BUNDLES_DIR, INVALID_DIR
 from tests.ingestion.bundles.archives import (
     MANIFEST,
@@ -367,3 +368,49 @@ def test_it_closes_what_it_opened():
         assert bundle.read_trajectory("trajectories/r-1.json") is not None
         spool = bundle._container._spool
     assert spool._file.closed
+
+
+SESSIONS_ONLY = {"format": "arena-bundle/1"}
+
+
+@pytest.mark.parametrize(
+    ("container", "files", "file", "kind"),
+    [
+        (tar_gz, {"runs.jsonl": b""}, "runs.jsonl", "runs"),
+        (zip_bytes, {"runs.jsonl": b"\n   \n\t\n"}, "runs.jsonl", "runs"),
+        (tar_gz, {"sessions.jsonl": b"\n"}, "sessions.jsonl", "sessions"),
+        (tar_gz, {"runs.jsonl": jsonl(a_run()), "sessions.jsonl": b""}, "sessions.jsonl", "sessions"),
+    ],
+    ids=["empty-runs", "blank-runs", "blank-sessions", "runs-and-empty-sessions"],
+)  # fmt: skip
+def test_it_refuses_a_results_file_that_holds_nothing(container, files, file, kind):
+    manifest = MANIFEST if "runs.jsonl" in files else SESSIONS_ONLY
+    error = rejection(container({"manifest.json": json.dumps(manifest).encode(), **files}))
+    assert [str(e) for e in error.errors] == [
+        f"{file}: holds no {kind}: it is empty or blank (leave it out if the bundle has none)"
+    ]
+
+
+def test_it_refuses_a_json_document_whose_arrays_hold_nothing():
+    error = rejection(json.dumps({"manifest": MANIFEST, "runs": []}).encode())
+    assert [(e.file, e.message) for e in error.errors] == [
+        ("runs", "holds no runs: it is empty or blank (leave it out if the bundle has none)")
+    ]
+
+
+def test_it_refuses_a_json_document_over_the_document_cap_before_reading_it(monkeypatch):
+    doc = json_document(bundle_files([a_run(i) for i in range(1, 300)]))
+    limits = BundleLimits(max_line_bytes=len(doc) - 1)
+
+    def unread(self):
+        raise AssertionError("the document was read")
+
+    monkeypatch.setattr(Upload, "read_all", unread)
+    message = rejection(doc, limits).errors[0].message
+    assert message == (
+        f"a JSON bundle is {len(doc):,} bytes, over the limit of {len(doc) - 1:,} bytes for one"
+        " JSON document; send a .tar.gz or .zip instead"
+    )
+    monkeypatch.undo()
+    runs, _ = read_everything(doc, BundleLimits(max_line_bytes=len(doc)))
+    assert len(runs) == 299

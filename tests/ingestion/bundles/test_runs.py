@@ -164,6 +164,23 @@ def test_it_rejects_a_model_over_200_chars():
     assert_one_error(run_errors(model="m" * 201), "model", "at most 200 characters")
 
 
+@pytest.mark.parametrize(
+    "model",
+    ["  ", "frontier\nlarge", "frontier-large\r", "\t", "\u200b", "large\u202e1-reitnorf",
+     " frontier-large", "acme/../large", ".."],
+)  # fmt: skip
+def test_it_rejects_a_model_name_no_page_could_show_as_itself(model):
+    # Blank, split over lines, invisible or reversed on screen, or a path that climbs.
+    assert_one_error(run_errors(model=model), "model", "must be printable text, not blank")
+
+
+@pytest.mark.parametrize(
+    "model", ["frontier-large", "Qwen/Qwen3-Coder", "gpt 4o (2024-08)", "模型-1"]
+)
+def test_it_accepts_a_model_name_of_any_script_with_inner_spaces(model):
+    assert run_errors(model=model) == []
+
+
 # -------------------------------------------------------------------------- trial
 
 
@@ -286,6 +303,23 @@ def test_it_names_the_field_of_a_number_too_large_for_a_float():
     assert [(e.field, e.message) for e in errors] == [("cost_usd", "must be a finite number")]
 
 
+@pytest.mark.parametrize("text", [b"1e-400", b"-2.5E-0400", b"0." + b"0" * 400 + b"1"])
+def test_it_refuses_a_cost_too_small_for_a_float_rather_than_store_zero(text):
+    line = encode(a_run()).replace(b'"cost_usd": 0.0123', b'"cost_usd": ' + text)
+    records, errors = check_runs(line)
+    assert records == [None]
+    assert [(e.field, e.message) for e in errors] == [
+        ("cost_usd", "is too small to be stored as a number (it would be rounded to 0)")
+    ]
+
+
+@pytest.mark.parametrize(("text", "cost"), [(b"1e-300", 1e-300), (b"0e-400", 0.0), (b"0.0", 0.0)])
+def test_it_keeps_a_small_cost_a_float_holds_and_a_written_zero(text, cost):
+    line = encode(a_run()).replace(b'"cost_usd": 0.0123', b'"cost_usd": ' + text)
+    (record,), errors = check_runs(line)
+    assert errors == [] and record.cost_usd == cost
+
+
 def test_it_names_a_nan_hidden_in_a_nested_or_unknown_field():
     _, errors = check_runs(a_run(tokens={"input": math.nan, "output": 1}, score=math.inf))
     assert sorted(e.field for e in errors) == ["score", "tokens.input"]
@@ -316,6 +350,16 @@ def test_it_accepts_null_or_well_formed_tokens(value):
         (15, "tokens", ["must be an object or null"]),
         ({"input": 10**12 + 1, "output": 5}, "tokens.input", ["integer ≤ 1000000000000"]),
         ({"input": 5, "output": 2**63}, "tokens.output", ["integer ≤ 1000000000000"]),
+        (
+            {"input": 5, "output": 2, "cache": 1},
+            "tokens.cache",
+            ["not a field of tokens", "cached"],
+        ),
+        (
+            {"input": 5, "output": 2, "reasoning": 9},
+            "tokens.reasoning",
+            ["known: input, output, cached"],
+        ),
     ],
 )
 def test_it_rejects_bad_tokens(value, field, words):

@@ -81,6 +81,10 @@ def test_it_tells_an_absent_label_from_a_null_one():
         ({"turns": [{"role": "user", "text": "hi"}, {"role": "user", "text": "a\x00"}]}, "turns[1].text", ["must not contain a NUL character"]),
         ({"toolset": [{"name": "bash", "parameters": {"\x00": 1}}]}, "toolset[0].parameters.\\u0000", ["NUL character in its name"]),
         ({"user": "u\x00"}, "user", ["must not contain a NUL character"]),
+        ({"toolset": ["t" * 201]}, "toolset[0]", ["at most 200 characters (got 201)"]),
+        ({"toolset": [{"name": "t" * 201}]}, "toolset[0].name", ["at most 200 characters (got 201)"]),
+        ({"agent": {"harness": "H", "version": ".."}}, "agent.version", ["'..' part"]),
+        ({"agent": {"harness": "H\nH", "version": "1"}}, "agent.harness", ["printable text"]),
     ],
 )  # fmt: skip
 def test_it_rejects_each_bad_session_field(fields, field, words):

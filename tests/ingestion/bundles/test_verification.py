@@ -27,6 +27,7 @@ from tests.ingestion.bundles.archives import (
     zip_bytes,
 )
 from tests.ingestion.bundles.signing import (
+    ACCOUNT,
     OTHER_KEY,
     VERIFIER,
     expected_signed_bytes,
@@ -45,11 +46,17 @@ def lookup(name: str) -> VerifierKey | None:
     return REGISTERED.get(name)
 
 
-def verify(files: dict[str, bytes], container=tar_gz, lookup=lookup) -> VerifierKey:
-    """What the ingest does: check the statement, stream the records, compare digests."""
+def verify(
+    files: dict[str, bytes], container=tar_gz, lookup=lookup, account: str = ACCOUNT
+) -> VerifierKey:
+    """What the ingest does for `account`'s upload: check the statement, stream the
+    records, compare digests."""
     with opened(container(files)) as bundle:
         statement = bundle.verification()
-        key = check_statement(statement, present=bundle.signed_files(), lookup=lookup)
+        key = check_statement(
+            statement, present=bundle.signed_files(), lookup=lookup, account=account,
+            harness=bundle.manifest.harness.name,
+        )  # fmt: skip
         list(bundle.iter_runs(lambda *task: 1))
         bundle.raise_if_errors()
         check_digests(statement, bundle.results_digests())
@@ -64,16 +71,45 @@ def refusal(files: dict[str, bytes], **options) -> str:
     return error.message
 
 
-def test_it_signs_the_format_line_then_one_sha256sum_line_per_results_file_sorted():
+def test_it_signs_the_format_the_account_the_harness_then_one_sha256sum_line_per_file():
     digests = {"sessions.jsonl": "b" * 64, "runs.jsonl": "a" * 64}
-    assert signed_bytes(digests) == (
-        b"arena-verification/1\n"
+    names = {"account": "alice", "harness": 'Quill "2"'}
+    assert signed_bytes(files=digests, **names) == (
+        b"arena-verification/2\n"
+        + b'account "alice"\n'
+        + b'harness "Quill \\"2\\""\n'
         + b"a" * 64
         + b"  runs.jsonl\n"
         + b"b" * 64
         + b"  sessions.jsonl\n"
     )
-    assert signed_bytes(digests) == expected_signed_bytes(digests)
+    assert signed_bytes(files=digests, **names) == expected_signed_bytes(digests, **names)
+
+
+def test_it_refuses_a_signed_bundle_repacked_under_another_account():
+    message = refusal(signed(FILES), account="mallory")
+    assert message == (
+        f"account mismatch: signed for account {ACCOUNT!r}, uploaded by 'mallory'"
+        " (a signature is good for the account it names only)"
+    )
+
+
+def test_it_refuses_a_statement_whose_account_was_edited_to_the_uploaders():
+    statement = json.loads(verification_json(FILES))
+    statement["account"] = "mallory"  # the signature was made for ACCOUNT
+    repacked = {**FILES, "verification.json": json.dumps(statement).encode()}
+    assert refusal(repacked, account="mallory").startswith("bad signature")
+
+
+def test_it_refuses_a_signature_made_for_another_harness():
+    message = refusal(signed(FILES, harness="Other Harness"))
+    assert message.startswith("harness mismatch: signed for harness 'Other Harness'")
+
+
+def test_it_refuses_the_earlier_format_that_named_no_account():
+    earlier = verification_json(FILES, format="arena-verification/1")
+    message = refusal({**FILES, "verification.json": earlier})
+    assert message.startswith("unsupported verification format 'arena-verification/1'")
 
 
 @pytest.mark.parametrize("container", [tar_gz, zip_bytes])
@@ -128,6 +164,8 @@ def test_it_refuses_an_inactive_verifier():
         (verification_json(FILES, files={"runs.jsonl": "ABC"}), "malformed verification.json"),
         (verification_json(FILES, files={"trajectories/r.json": "a" * 64}), "malformed verif"),
         (verification_json(FILES, verifier=""), "malformed verification.json"),
+        (verification_json(FILES, account=""), "malformed verification.json"),
+        (verification_json(FILES, account=7), "malformed verification.json"),
         (verification_json(FILES, extra=1), "malformed verification.json: unknown keys"),
         (verification_json(FILES, format="arena-verification/9"), "unsupported verification"),
     ],
@@ -180,4 +218,10 @@ def test_it_refuses_a_verified_result_moved_under_another_harness():
         **signed_files,
         "manifest.json": signed_files["manifest.json"].replace(b"TestHarness", b"Impostor"),
     }
-    assert refusal(moved).startswith("digest mismatch: manifest.json")
+    assert refusal(moved).startswith("harness mismatch: signed for harness 'TestHarness'")
+    # Any other change to the manifest (its version, say) breaks its digest.
+    bumped = {
+        **signed_files,
+        "manifest.json": signed_files["manifest.json"].replace(b"1.0.0", b"9"),
+    }
+    assert refusal(bumped).startswith("digest mismatch: manifest.json")

@@ -274,7 +274,8 @@ def test_a_file_that_is_not_json_is_named(tmp_path):
          "suite_name: is \"slack\", but the file is in the folder 'banking'"),
         ({"injection_task_id": "injection_task_0"},
          'injection_task_id: must be null in a benign run, got "injection_task_0"'),
-        ({"duration": "3s"}, 'duration: must be a number of seconds or null, got "3s"'),
+        ({"duration": "3s"}, 'duration: must be a number, not a string ("3s")'),
+        ({"duration": -1.5}, "duration: must be a number ≥ 0, got -1.5"),
         ({"error": 7}, "error: must be a string or null, got 7"),
     ],
 )  # fmt: skip

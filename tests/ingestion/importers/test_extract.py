@@ -91,13 +91,14 @@ def test_it_refuses_a_hostile_zip_entry(tmp_path, entry, words):
 @pytest.mark.parametrize("container", [tar_gz, zip_bytes], ids=["tar.gz", "zip"])
 def test_it_refuses_a_bomb_by_its_compression_ratio(tmp_path, container):
     data = container(JOB | {"job/zeros.bin": bytes(8 * CHUNK)})
-    message = refusal(tmp_path, data, max_bytes=100 * CHUNK)
+    message = refusal(tmp_path, data, max_bytes=100 * CHUNK, ratio_floor_bytes=CHUNK)
     assert "compression ratio" in message and "exceeds the limit of 100:1" in message
 
 
 def test_it_applies_the_compression_ratio_it_is_given(tmp_path):
     data = zip_bytes(JOB | {"job/zeros.bin": bytes(2 * CHUNK)})
-    assert "exceeds the limit of 5:1" in refusal(tmp_path, data, max_compression_ratio=5)
+    refused = refusal(tmp_path, data, max_compression_ratio=5, ratio_floor_bytes=CHUNK)
+    assert "exceeds the limit of 5:1" in refused
     unpacked = files_under(extract(tmp_path, data, max_compression_ratio=1e9))
     assert unpacked["job/zeros.bin"] == bytes(2 * CHUNK)
 

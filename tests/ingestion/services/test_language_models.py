@@ -11,7 +11,8 @@ from django.db import OperationalError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from arena.embedded_db import database_url_of
-from ingestion.models import LanguageModel, Run, Session
+from ingestion.models import LanguageModel, Run, RunRollup, Session
+from ingestion.services import language_models
 from ingestion.services.intake import submission_ingest
 from ingestion.services.language_models import (
     MODELS_LOCK,
@@ -21,6 +22,7 @@ from ingestion.services.language_models import (
 )
 from ingestion.services.processing import error_is_transient
 from ingestion.services.registry import registry_load
+from ingestion.services.rollups import rollups_rebuild
 from leaderboard.models import BoardEntry, RecomputeRequest
 from leaderboard.recompute.services import boards_recompute, boards_recompute_pending
 from tests.builders import harness_manifest, outcomes, submit, tar_gz_bundle
@@ -224,3 +226,67 @@ def test_the_board_keeps_a_merged_models_entries_until_the_recompute(listed_opus
     assert set(shown.values_list("model_name", flat=True)) == {"opus-preview"}
     boards_recompute_pending()
     assert set(shown.values_list("model_name", flat=True)) == {"claude-opus-4-6"}
+
+
+def test_merge_rebuilds_each_submission_once_and_only_the_merged_groups(
+    listed_opus, staff, superuser
+):
+    # Runs many enough that a list of one id per run would fill several rebuild batches.
+    for harness in ("A", "B"):
+        runs = outcomes(*["pass"] * 60, model="opus-preview", prefix=harness)
+        submit(staff, runs + outcomes("fail", model="other-model", prefix=harness), harness=harness)
+    source = LanguageModel.objects.get(name="opus-preview")
+    untouched = set(
+        RunRollup.objects.filter(model__name="other-model").values_list("pk", flat=True)
+    )
+    with CaptureQueriesContext(connection) as captured:
+        model_merge(source=source, target=listed_opus, actor=superuser, reason="same model")
+    deletes = [
+        q["sql"] for q in captured if q["sql"].startswith('DELETE FROM "ingestion_runrollup"')
+    ]
+    assert len(deletes) == 1
+    # The other model's groups were left as they were, never deleted and written again.
+    assert (
+        set(RunRollup.objects.filter(model__name="other-model").values_list("pk", flat=True))
+        == untouched
+    )
+    assert sum(RunRollup.objects.filter(model=listed_opus).values_list("runs", flat=True)) == 120
+
+
+def test_it_lists_each_submission_of_the_merged_runs_once(
+    listed_opus, staff, superuser, monkeypatch
+):
+    # Many runs in each submission: listed with the runs' ordering (their id) in the
+    # DISTINCT, each submission would come once per run.
+    submissions = [
+        submit(staff, outcomes(*["pass"] * 30, model="opus-preview", prefix=h), harness=h).pk
+        for h in ("A", "B", "C")
+    ]
+    listed: list[list[int]] = []
+
+    def rebuild(*, submission_ids, **kwargs):
+        listed.append(list(submission_ids))
+        return rollups_rebuild(submission_ids=submission_ids, **kwargs)
+
+    monkeypatch.setattr(language_models, "rollups_rebuild", rebuild)
+    source = LanguageModel.objects.get(name="opus-preview")
+    model_merge(source=source, target=listed_opus, actor=superuser, reason="same model")
+
+    assert [sorted(ids) for ids in listed] == [sorted(submissions)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_merge_lets_ingests_of_the_target_go_on_while_it_rebuilds(staff, superuser):
+    target = LanguageModel.objects.create(name="claude-opus-4-6", listed=True)
+    source = LanguageModel.objects.create(name="opus-preview")
+    with (
+        transaction.atomic(),
+        psycopg.connect(database_url_of(connection.settings_dict), autocommit=True) as ingest,
+    ):
+        model_merge(source=source, target=target, actor=superuser, reason="same model")
+        # What an ingest's foreign key to the target takes: not blocked by the merge.
+        ingest.execute("SET lock_timeout = '1s'")
+        row = ingest.execute(
+            "SELECT id FROM ingestion_languagemodel WHERE id = %s FOR KEY SHARE", [target.pk]
+        )
+        assert row.fetchone() == (target.pk,)

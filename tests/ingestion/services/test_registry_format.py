@@ -39,6 +39,8 @@ def test_it_names_the_suite_the_task_and_the_missing_field():
         ({"tasks": {"task_id": "x"}}, '"tasks" must be a list of objects'),
         ({"slug": "has space"}, '"slug" may hold only letters, digits, - and _'),
         ({"name": "n" * 201}, '"name" is longer than 200 characters'),
+        ({"slug": "category"}, '"slug" may not be "category" nor begin with "category-"'),
+        ({"slug": "category-x"}, '"slug" may not be "category" nor begin with "category-"'),
     ],
 )
 def test_it_names_a_wrong_typed_suite_field(suite, problem):

@@ -136,3 +136,29 @@ def test_it_rebuilds_existing_rollups_as_the_ingest_writes_them(registry, submit
     with connection.schema_editor() as editor:
         migration.rollups_rebuild(None, editor)
     assert stored_rollups() == before
+
+
+def test_it_plans_the_run_rollups_without_nested_loops_and_restores_the_setting(
+    registry, submitter
+):
+    # A submission's runs just COPYed have no statistics: planned as one row, the
+    # per-figure CTEs were joined in nested loops, quadratic in the groups.
+    from psycopg import sql
+
+    settings_seen = []
+
+    def note_setting(execute, statement, params, many, context):
+        if isinstance(statement, sql.Composable):
+            text = statement.as_string(context["connection"].connection)
+            if "INSERT INTO ingestion_runrollup" in text:
+                context["cursor"].execute("SHOW enable_nestloop")
+                settings_seen.append(context["cursor"].fetchone()[0])
+        return execute(statement, params, many, context)
+
+    with connection.execute_wrapper(note_setting):
+        submit(submitter, varied("regex-log", "m", "a", 5))
+    assert settings_seen == ["off"]
+    assert RunRollup.objects.filter(runs__gt=0).exists()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_nestloop")
+        assert cursor.fetchone()[0] == "on"

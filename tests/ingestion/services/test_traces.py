@@ -212,3 +212,62 @@ def test_it_gives_a_run_without_a_trajectory_no_trace(db, submitter):
         RunTrace.objects.filter(run__submission=submission).values_list("run__run_id", flat=True)
     )
     assert traced == {run["run_id"] for run in runs[1:]}
+
+
+def test_it_scores_each_trace_in_the_pass_over_the_runs_never_reading_them_back(
+    db, submitter, monkeypatch
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    load()
+    monkeypatch.setattr("ingestion.services.writers.RUN_BATCH", 2)  # traces of 3 batches
+    runs = tool_runs()
+    with CaptureQueriesContext(connection) as queries:
+        submission = submit_tools(submitter, runs)
+    read_back = ("r.trajectory", '"ingestion_run"."trajectory"')
+    assert not [q["sql"] for q in queries if any(column in q["sql"] for column in read_back)]
+    traces = {t.run.run_id: t for t in RunTrace.objects.filter(run__submission=submission)
+              .select_related("run")}  # fmt: skip
+    for line in runs:  # each trace on its own run, whichever batch it was written in
+        reference = REFERENCES.get(line["task_id"])
+        expected = run_trace(
+            line["trajectory"],
+            reference_calls_parse(reference, SPEC) if reference is not None else None,
+            SPEC,
+        )
+        trace = traces[line["run_id"]]
+        assert trace.figures == (expected.score.figures if expected.score else {})
+        assert [v["rule"] for v in trace.violations] == [v.rule for v in expected.violations]
+
+
+def test_it_scores_a_trajectory_given_as_a_file_of_the_bundle(db, submitter):
+    import json
+
+    from ingestion.services.intake import submission_ingest
+
+    load()
+    runs = tool_runs()[:3]
+    files = {}
+    for run in runs:
+        path = f"trajectories/{run['run_id']}.json"
+        files[path], run["trajectory"] = json.dumps(run["trajectory"]).encode(), path
+    bundle = tar_gz_bundle(harness_manifest("Toolsmith"), runs, extra_files=files)
+    submission, _ = submission_ingest(upload=bundle, user=submitter)
+    assert submission.status == Submission.Status.INGESTED, submission.errors
+    figures = dict(RunTrace.objects.values_list("run__run_id", "figures__exact_args"))
+    assert figures == {"r-1": 1.0, "r-2": 1.0, "r-3": 0.0}
+
+
+def test_it_scores_the_same_traces_when_the_registry_rescores_them(db, submitter):
+    from ingestion.services.traces import traces_rescore
+
+    loaded = load()
+    submit_tools(submitter)
+    fields = ("run__run_id", "figures", "calls", "failed_calls", "alignment", "violations")
+    at_ingest = sorted(RunTrace.objects.values_list(*fields))
+    before = _rollups()
+    suite_ids = list(RunTrace.objects.values_list("run__task__suite_id", flat=True).distinct())
+    assert loaded is not None and traces_rescore(suite_ids=suite_ids) == len(at_ingest)
+    assert sorted(RunTrace.objects.values_list(*fields)) == at_ingest
+    assert _rollups() == before

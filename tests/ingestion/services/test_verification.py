@@ -10,9 +10,12 @@ from ingestion.models import Run, Submission
 from ingestion.services.intake import submission_ingest
 from ingestion.services.verification import verification_label
 from tests.builders import harness_manifest, outcomes, tar_gz_bundle
+from tests.ingestion.bundles.archives import tar_gz
 from tests.ingestion.bundles.signing import (
     OTHER_KEY,
     VERIFIER,
+    run_bundle_files,
+    signed,
     signed_bundle,
     verifier_register,
 )
@@ -88,3 +91,19 @@ def test_it_names_a_deactivated_verifier_on_a_verified_submission(registry, staf
     assert verification_label(submission) == (
         f"Verified by {VERIFIER} — verifier deactivated, counted as Self-reported"
     )
+
+
+def test_it_refuses_a_signed_bundle_another_account_repacked_as_its_own(registry, staff, submitter):
+    """The staff persona's Verified bundle, unpacked and packed again by the submitter
+    persona (other bytes, the same signed files): never the submitter's Verified entry."""
+    verifier_register()
+    files = signed(run_bundle_files(RUNS), account="staff")
+    assert ingest(tar_gz(files), staff).status == "ingested"
+    repacked = tar_gz(dict(reversed(files.items())))
+    error = only_error(ingest(repacked, submitter))
+    assert (error["field"], error["message"]) == (
+        "account",
+        "account mismatch: signed for account 'staff', uploaded by 'submitter'"
+        " (a signature is good for the account it names only)",
+    )
+    assert not Run.objects.filter(submission__uploader=submitter).exists()

@@ -3,6 +3,8 @@ selection figures, the match variants, argument accuracy and the alignment."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from ingestion.traces import (
@@ -304,3 +306,14 @@ def test_it_traces_a_run_from_its_turns():
     assert run_trace(turns, None, spec).score is None
     empty = run_trace(None, ref_names("a"), TraceSpec())
     assert empty.violations == () and empty.score is not None and empty.score.calls == 0
+
+
+def test_it_gives_the_name_variants_the_matching_by_name_would():
+    # Without arguments every same-tool pair matches with arguments too, so the `_args`
+    # variants (a maximum matching) and the `_names` ones (counted per tool) must agree.
+    rng = random.Random(7)
+    for _ in range(400):
+        made = [rng.choice("abc") for _ in range(rng.randrange(6))]
+        wanted = [rng.choice("abc") for _ in range(rng.randrange(6))]
+        figures = trajectory_score(names(*made), ref_names(*wanted), PLAIN).figures
+        assert _variants(figures) == _variants(figures, "args"), (made, wanted)

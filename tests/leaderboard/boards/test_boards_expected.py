@@ -62,9 +62,37 @@ def test_it_lists_every_board_in_tab_order(example_boards, client):
     boards = client.get("/api/v1/boards/").json()
     assert [b["slug"] for b in boards] == [
         "overall", "coding", "terminal-bench-4.0.0", "aider-polyglot-1.0.0", "core-1.0.0",
+        # Overall cut by the registry's categories, by name.
+        "category-bugfix", "category-exercise", "category-math", "category-security",
+        "category-terminal", "category-web_feature",
     ]  # fmt: skip
     assert {b["kind"] for b in boards} == {"benchmark"}
-    assert all(b["entries"] == 10 for b in boards)
+    assert all(b["entries"] == 10 for b in boards if not b["slug"].startswith("category-"))
+
+
+def test_the_category_boards_add_up_to_overall(example_boards, client):
+    """Every Overall task is on one category board: per agent, the categories' runs,
+    counted runs, passes and list cost (cost per success × passes) add up to Overall's."""
+    slugs = [b["slug"] for b in client.get("/api/v1/boards/").json()]
+    categories = [slug for slug in slugs if slug.startswith("category-")]
+    overall = {agent_of(e): e for e in client.get("/api/v1/boards/overall/").json()["entries"]}
+    sums: dict[tuple, list] = {agent: [0, 0, 0, 0.0] for agent in overall}
+    for slug in categories:
+        for e in client.get(f"/api/v1/boards/{slug}/").json()["entries"]:
+            total = sums[agent_of(e)]
+            total[0] += e["runs"]
+            total[1] += e["n"]
+            total[2] += e["passes"]
+            total[3] += (e["cost_per_success"] or 0) * e["passes"]
+    for agent, e in overall.items():
+        runs, n, passes, cost = sums[agent]
+        assert (runs, n, passes) == (e["runs"], e["n"], e["passes"]), agent
+        if e["cost_per_success"] is not None:
+            assert math.isclose(cost, e["cost_per_success"] * e["passes"], rel_tol=1e-9), agent
+
+
+def agent_of(entry: dict) -> tuple[str, str, str]:
+    return entry["harness"], entry["harness_version"], entry["model"]
 
 
 def test_it_gets_the_same_boards_incrementally_as_from_scratch(example_boards, client):

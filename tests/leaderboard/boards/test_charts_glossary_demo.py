@@ -43,7 +43,7 @@ def test_it_counts_no_plotted_entry_when_none_has_a_cost(db):
 
 def test_it_says_so_instead_of_drawing_an_empty_cost_chart(client, db):
     build_snapshot({"overall": [agent_figures("Quill", "2.1.0", cost=None)]})
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     assert 'data-figure="cost-figure"' not in html
     assert '<script id="cost-figure"' not in html
     assert "Nothing to plot yet: no entry on this board has a cost per success" in html
@@ -53,7 +53,7 @@ def test_it_says_so_instead_of_drawing_an_empty_cost_chart(client, db):
 
 def test_it_keeps_the_cost_chart_when_an_entry_has_a_cost(client, db):
     build_snapshot({"overall": [agent_figures("TermPilot", "1.4.0", cost=0.5)]})
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     assert 'data-figure="cost-figure"' in html
     assert "Nothing to plot yet" not in html
 
@@ -109,7 +109,7 @@ def test_it_defines_each_glossary_term_with_a_link_to_its_section(client, db, te
 
 
 def test_it_links_the_board_headers_to_glossary_anchors_that_exist(client, boards):
-    board = client.get("/?columns=cost,tokens,latency").content.decode()
+    board = client.get("/boards/overall/?columns=cost,tokens,latency").content.decode()
     methodology = parsed(client.get("/methodology/").content.decode())
     thead = board.split("<thead>")[1].split("</thead>")[0]
     assert "SortHeader" not in board, "a template comment leaked into the page"
@@ -125,7 +125,7 @@ def test_it_seeds_demo_runs_whose_pages_show_trajectory_steps(client):
         (run for run in Run.objects.only("run_id", "trajectory") if run.trajectory),
         key=lambda run: run.run_id,
     )
-    assert len(with_trajectory) == 6
+    assert len(with_trajectory) == 21  # three fix-git runs of each of the seven run bundles
     run = with_trajectory[0]
     html = client.get(f"/runs/{run.pk}/").content.decode()
     assert '<ol class="conversation">' in html

@@ -12,7 +12,8 @@ import pytest
 
 from ingestion.models import Harness, Run
 from leaderboard.models import BoardEntry, ConflictPair
-from leaderboard.recompute.services import ENTRY_FIELDS, boards_recompute
+from leaderboard.recompute.entries import ENTRY_FIELDS
+from leaderboard.recompute.services import boards_recompute
 from tests.builders import outcomes, run_line, submit
 from tests.leaderboard.moderation.helpers import MIRA_TASK, figures
 
@@ -86,7 +87,7 @@ def test_it_marks_independent_runs_in_the_csv(both, client):
 
 
 def test_it_shows_the_visitor_both_rows_with_distinct_agent_pages(both, client):
-    page = client.get("/").content.decode()
+    page = client.get("/boards/overall/").content.decode()
     assert "independent run by rival" in page
     assert f'href="{RIVAL_PAGE}"' in page
     assert f'href="{OWNER_PAGE}"' in page
@@ -141,15 +142,15 @@ def test_it_recomputes_an_independent_run_when_the_maintainers_name_its_contribu
 def test_it_opens_an_independent_entry_whose_model_name_holds_slashes_and_tildes(
     registry, owner, rival, client
 ):
-    """The model segment is escaped as on the maintainers' pages: "~" and a ".." segment
-    (which a browser would resolve away) survive the link."""
-    model = "acme/~lab/../v1"
+    """The model segment is escaped as on the maintainers' pages: "/" and "~" survive the
+    link (a ".." part, which a browser would resolve away, is refused at ingest)."""
+    model = "acme/~lab/v1~2"
     submit(owner, outcomes("pass"))
     submit(rival, [run_line("x-1", task_id="regex-log", model=model)])
     boards_recompute()
-    page = "/independent/rival/H/1.0.0/acme/~7Elab/~2E~2E/v1/"
+    page = "/independent/rival/H/1.0.0/acme/~7Elab/v1~7E2/"
 
-    assert f'href="{page}"' in client.get("/").content.decode()
+    assert f'href="{page}"' in client.get("/boards/overall/").content.decode()
     response = client.get(page)
     assert response.status_code == 200
     assert model in response.content.decode()

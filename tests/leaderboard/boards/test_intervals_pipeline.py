@@ -11,7 +11,8 @@ import pytest
 from ingestion.models import Harness
 from leaderboard.methodology.stats import Z
 from leaderboard.models import BoardEntry
-from leaderboard.recompute.services import ENTRY_FIELDS, boards_recompute
+from leaderboard.recompute.entries import ENTRY_FIELDS
+from leaderboard.recompute.services import boards_recompute
 from tests.builders import board_tasks_only, outcomes, submit
 
 pytestmark = pytest.mark.django_db

@@ -131,7 +131,7 @@ def test_it_writes_rank_best_worst_and_tied_in_the_csv(client, ranged):
 
 
 def test_it_shows_the_range_the_marker_and_compare_links_on_the_page(client, ranged):
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     assert '<span class="rank-range" title="Ranks its 95% interval allows">1–2</span>' in html
     assert (
         html.count('<span class="chip chip-tied" title="Statistically tied with the leader">') == 1

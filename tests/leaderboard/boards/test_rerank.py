@@ -74,3 +74,14 @@ def test_it_re_ranks_in_the_api_with_rank_all(client, board):
 def test_it_marks_ties_among_the_kept_rows():
     found = ranks_among([(1, 0.5, 0.7), (2, 0.5, 0.7), (3, 0.1, 0.2)])
     assert [(f.rank, f.shared) for f in found.values()] == [(1, True), (1, True), (3, False)]
+
+
+def test_it_ranks_a_view_without_a_search_from_the_rows_it_reads(board, django_assert_num_queries):
+    # The rows shown are the population then: one query, and a sort by n (another
+    # order than the ranking's) ranks them as the filter alone does.
+    params = BoardParams(verified_only=True, sort="-n")
+    with django_assert_num_queries(1):
+        sorted_rows = ranks(board_rows(board, params))
+    assert sorted_rows == ranks(board_rows(board, BoardParams(verified_only=True)))
+    with django_assert_num_queries(2):  # a search: its rows rank in the whole population
+        board_rows(board, BoardParams(verified_only=True, harness="C"))

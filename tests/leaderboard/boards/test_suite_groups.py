@@ -42,9 +42,9 @@ def solo_suite(registry):
 @pytest.mark.parametrize(
     ("joins", "boards"),
     [
-        (None, {"overall", "coding", SOLO_BOARD}),
+        (None, {"overall", "coding", SOLO_BOARD, "category-bugfix"}),
         ([], {SOLO_BOARD}),
-        (["overall"], {"overall", SOLO_BOARD}),
+        (["overall"], {"overall", SOLO_BOARD, "category-bugfix"}),
         (["coding"], {"coding", SOLO_BOARD}),
     ],
 )

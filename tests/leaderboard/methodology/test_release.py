@@ -8,7 +8,7 @@ import math
 import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
-from leaderboard.methodology import release
+from leaderboard.methodology import release, two_sample
 from leaderboard.methodology.stats import Z, wilson_interval
 
 EXACT = {"abs": 1e-12, "rel": 0}
@@ -58,6 +58,27 @@ def test_a_ratio_difference_takes_each_se_from_its_symmetric_interval():
     # Half-widths 0.05 and 0.1 add in quadrature: sqrt(0.05² + 0.1²) = 0.1118…
     assert difference.high - difference.value == pytest.approx(math.sqrt(0.0125), **EXACT)
     assert method == release.RATIO_METHOD
+
+
+def test_a_ratio_clamped_to_zero_and_one_takes_its_se_from_the_unclamped_end():
+    # Published as [0.95, 1.0], the after's interval was 0.99 ± 0.04 before its clamp.
+    after = {"value": 0.99, "low": 0.95, "high": 1.0}
+    before = {"value": 0.05, "low": 0.0, "high": 0.15}  # 0.05 ± 0.1
+    difference, _ = release.signal_difference("bash_recovery", after, before)
+    half = math.hypot(0.04, 0.1)
+    assert (difference.low, difference.high) == (
+        pytest.approx(0.94 - half, **EXACT),
+        pytest.approx(0.94 + half, **EXACT),
+    )
+
+
+def test_a_ratio_whose_interval_spans_zero_to_one_gives_no_difference():
+    # Both ends clamped: the interval says nothing of how wide it was (as one without
+    # an interval, test_a_missing_figure_gives_no_difference).
+    after = {"value": 0.5, "low": 0.0, "high": 1.0}
+    before = {"value": 0.7, "low": 0.6, "high": 0.8}
+    difference, _ = release.signal_difference("steerability", after, before)
+    assert difference == two_sample.MISSING
 
 
 def test_the_nir_difference_adds_the_null_sds_in_quadrature():

@@ -12,8 +12,14 @@ import pytest
 
 from leaderboard.methodology.session_scores import score_sessions
 from leaderboard.methodology.stats import Z, wilson_interval
-from tests.leaderboard.methodology.reference import CHANGED_FIGURES, DATA, reference_sessions
-from tests.leaderboard.methodology.session_builders import assistant, call, session
+from tests.leaderboard.methodology.reference import (
+    CHANGED_FIGURES,
+    DATA,
+    STEERING,
+    assert_reference_steering,
+    reference_sessions,
+)
+from tests.leaderboard.methodology.session_builders import assistant, call, session, sh, user
 
 
 def test_it_scores_each_model_separately() -> None:
@@ -147,3 +153,72 @@ def test_it_scores_as_many_claims_as_calls() -> None:
 def test_it_reports_no_steerability_without_assistant_turns() -> None:
     entry = score_sessions([session()])["m"]["steerability"]
     assert (entry["value"], entry["low"], entry["high"], entry["turns"]) == (None, None, None, 0)
+
+
+# --- the means' intervals stay within [0, 1] ----------------------------------------
+
+
+def _turns(corrected: bool) -> list[dict]:
+    """Ten assistant turns; the user corrects the first one or none."""
+    first = [assistant(), user("No, not that.", "correction" if corrected else None)]
+    return first + [assistant() for _ in range(9)]
+
+
+def test_it_keeps_the_steerability_interval_within_zero_and_one() -> None:
+    # Mean effort R = 1/40 (one low effort in 40 turns), by hand: var = 4/3 · (3 · 0.25²
+    # + 0.75²) / 40² = 1/1600, so the effort interval is 0.025 ± 1.96 · 0.025 and its
+    # low end, below 0, would map to a score above 1.
+    sessions = [session(*_turns(False)) for _ in range(3)] + [session(*_turns(True))]
+    entry = score_sessions(sessions)["m"]["steerability"]
+    assert entry["mean_effort"] == pytest.approx(1 / 40)
+    half = Z * 0.025
+    assert 1 / 40 - half < 0
+    assert entry["value"] == pytest.approx(1 - 1 / 120)
+    assert (entry["low"], entry["high"]) == (pytest.approx(1 - (1 / 40 + half) / 3), 1.0)
+
+
+def test_it_keeps_the_bash_recovery_interval_within_zero_and_one() -> None:
+    # Three episodes fixed in one turn (1 each) and one in two (0.5): R = 3.5/4, by hand
+    # var = 4/3 · (3 · 0.125² + 0.375²) / 4² = 1/64, so R + 1.96/8 lies above 1.
+    fixed = [assistant(sh("make", 1), sh("make", 0))]
+    slow = [assistant(sh("make", 1)), user("go on"), assistant(), assistant(sh("make", 0))]
+    sessions = [session(*fixed) for _ in range(3)] + [session(*slow)]
+    entry = score_sessions(sessions)["m"]["bash_recovery"]
+    assert entry["value"] == pytest.approx(0.875)
+    assert (entry["low"], entry["high"]) == (pytest.approx(0.875 - Z / 8), 1.0)
+
+
+def test_it_gives_turns_to_recover_no_interval_from_one_session_with_corrections() -> None:
+    # Three sessions without a correction and one recovering in 1 then 2 turns: the
+    # mean is that session's alone, and so is everything an interval could say.
+    corrected = [assistant(), user("No.", "correction"), assistant(), user("ok")]
+    repeated = [assistant(), user("No.", "correction"), assistant(), user("No!", "correction")]
+    sessions = [session(*_turns(False)) for _ in range(3)]
+    sessions.append(session(*corrected, *repeated, assistant()))
+    entry = score_sessions(sessions)["m"]["steerability"]
+    assert (entry["turns_to_recover"], entry["corrections"]) == (pytest.approx(4 / 3), 3)
+    assert (entry["turns_to_recover_low"], entry["turns_to_recover_high"]) == (None, None)
+
+
+# --- finer steering on the reference bundle (docs/decisions.md) ----------------------
+
+
+def test_it_reproduces_the_reference_turns_to_recover_and_bash_split() -> None:
+    scores = score_sessions(reference_sessions())
+    assert_reference_steering(scores)
+    # The rounded shares docs/decisions.md states, on its own and after the user.
+    shares = {
+        model: tuple(
+            round(100 * scores[model]["bash_recovery"][f"{key}_rate"], 1)
+            for key in ("autonomous", "after_user")
+        )
+        for model in STEERING
+    }
+    assert shares == {
+        "frontier-large": (3.1, 12.5),
+        "frontier-mini": (6.3, 11.4),
+        "open-weights-70b": (5.8, 14.3),
+    }
+    large = scores["frontier-large"]["bash_recovery"]
+    low, high = large["autonomous_rate_low"], large["autonomous_rate_high"]
+    assert (round(100 * low, 1), round(100 * high, 1)) == (0.9, 10.7)

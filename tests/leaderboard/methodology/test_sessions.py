@@ -11,12 +11,15 @@ import pytest
 
 from leaderboard.methodology.session_scores import score_sessions
 from leaderboard.methodology.sessions import (
+    Recoveries,
     SessionSignals,
+    corrected_turns,
     session_confirmed,
     session_labels,
     session_tool_calls,
     steering_efforts,
     summarize_session,
+    turns_to_recover,
 )
 from leaderboard.methodology.stats import Z, wilson_interval
 from tests.leaderboard.methodology.session_builders import (
@@ -208,7 +211,8 @@ def test_it_scores_steerability_as_one_minus_mean_effort_over_three() -> None:
     assert entry["value"] == pytest.approx(1 - 1 / 3)
     # Cluster-robust: y = (4, 0), m = (2, 2), R = 1, var = 2·(2² + 2²)/4² = 1.
     assert entry["low"] == pytest.approx(1 - (1 + Z) / 3)
-    assert entry["high"] == pytest.approx(1 - (1 - Z) / 3)
+    assert 1 - (1 - Z) / 3 > 1  # the mapped high end, cut at 1
+    assert entry["high"] == 1.0
     assert entry["turns"] == 4
 
 
@@ -220,6 +224,91 @@ def test_it_counts_a_correction_in_a_set_of_labels_as_steering() -> None:
 def test_it_does_not_count_iteration_or_urging_as_steering() -> None:
     turns = (assistant(), _said("Great. Next, add a footer.", "praise", "iteration"))
     assert efforts(*turns, assistant(), _said("Any update?", "urging"), assistant()) == [0, 0, 0]
+
+
+# --- 3b. turns to recover -------------------------------------------------------------------
+
+
+def recoveries(*turns: dict) -> Recoveries:
+    built = session(*turns)
+    return turns_to_recover(corrected_turns(built["turns"], session_labels(built)))
+
+
+def no(text: str = "no, the other file") -> dict:
+    return user(text, "correction")
+
+
+def test_it_counts_one_turn_to_recover_when_the_next_turn_holds() -> None:
+    assert recoveries(user("go"), assistant(), no(), assistant(), user("thanks", "praise")) == (
+        Recoveries((1,), 0)
+    )
+
+
+def test_it_counts_each_correction_of_a_run_until_the_first_turn_that_holds() -> None:
+    # A0 corrected, A1 corrected again, A2 holds, A3 corrected, A4 holds (the session ends
+    # on it: no user turn follows, so it is not corrected). From A0's correction A2 is
+    # two turns on, from A1's one; from A3's, A4 is one.
+    turns = (user("go"), assistant(), no(), assistant(), no(), assistant(), user("ok"))
+    assert recoveries(*turns, assistant(), no(), assistant()) == Recoveries((2, 1, 1), 0)
+
+
+def test_it_leaves_open_the_corrections_a_session_ends_before_recovering_from() -> None:
+    # The last assistant turn is itself corrected: no later turn shows the model back on
+    # track, so each correction of that run is open (and counts in no mean).
+    assert recoveries(user("go"), assistant(), no()) == Recoveries((), 1)
+    turns = (user("go"), assistant(), no(), assistant(), user("ok"), assistant(), no())
+    assert recoveries(*turns, assistant(), no()) == Recoveries((1,), 2)
+
+
+def test_it_counts_one_act_of_steering_recorded_in_several_user_turns_once() -> None:
+    # Two parallel calls rejected (as an older bundle records them: one user turn each)
+    # and the person's words after them: one correction of the one assistant turn.
+    turns = (
+        user("tidy up"),
+        assistant(sh("rm -rf build", None), sh("git clean -fdx", None)),
+        user("[rejected the Bash call]", "correction"),
+        user("[rejected the Bash call]", "correction"),
+        user("keep the build folder", "correction"),
+        assistant(),
+    )
+    assert efforts(*turns) == [1, 0]
+    assert recoveries(*turns) == Recoveries((1,), 0)
+
+
+def test_it_agrees_with_the_effort_on_which_corrections_land_at_once() -> None:
+    # Low effort is a correction the next turn holds (1 turn to recover); high is one
+    # the user has to repeat (2 or more), but for the last one the session leaves open.
+    turns = (user("go"), assistant(), no(), assistant(), no(), assistant(), no(), assistant())
+    assert efforts(*turns) == [3, 3, 1, 0]
+    assert recoveries(*turns) == Recoveries((3, 2, 1), 0)
+
+
+def test_it_publishes_the_mean_turns_to_recover_with_a_cluster_robust_interval() -> None:
+    sessions = [
+        # Corrections recovered in 2 and 1 turns: y = 3, m = 2.
+        session(user("go"), assistant(), no(), assistant(), no(), assistant(), user("ok")),
+        # Two corrections open at the end: y = m = 0, but a cluster all the same.
+        session(user("go"), assistant(), no(), assistant(), no()),
+        # No correction: y = m = 0.
+        session(user("go"), assistant(), user("thanks", "praise"), assistant()),
+        # One correction recovered in 1 turn: y = m = 1.
+        session(user("go"), assistant(), no(), assistant()),
+    ]
+    entry = score_sessions(sessions)["m"]["steerability"]
+    # R = (3 + 1) / (2 + 1) = 4/3; var = 4/3 · ((3 − 8/3)² + (1 − 4/3)²) / 3² = 8/243.
+    half = Z * (8 / 243) ** 0.5
+    assert entry["turns_to_recover"] == pytest.approx(4 / 3)
+    assert entry["turns_to_recover_high"] == pytest.approx(4 / 3 + half)
+    # 4/3 − 0.356 = 0.978: a recovery takes at least one turn, so the low end is 1.
+    assert entry["turns_to_recover_low"] == 1.0
+    assert (entry["corrections"], entry["corrections_open"]) == (3, 2)
+
+
+def test_it_publishes_no_turns_to_recover_without_a_recovered_correction() -> None:
+    entry = score_sessions([session(user("go"), assistant(), no())])["m"]["steerability"]
+    assert entry["turns_to_recover"] is None
+    assert (entry["turns_to_recover_low"], entry["turns_to_recover_high"]) == (None, None)
+    assert (entry["corrections"], entry["corrections_open"]) == (0, 1)
 
 
 # --- 5. tool hallucinations ----------------------------------------------------------------
@@ -311,6 +400,10 @@ def test_it_summarizes_a_session_with_its_capability_outcomes() -> None:
         tool_calls=(3, 1),
         shell_calls=2,
         shell_successes=1,
+        # make failed and was fixed in the same turn, before the user's next words.
+        episodes_unaided=1,
+        # The correction after the first turn: the next turn holds (praise follows).
+        recoveries=(1,),
     )
     assert summary.capability_outcomes() == {
         "confirmed_success": 1.0,

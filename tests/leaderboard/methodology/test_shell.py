@@ -14,7 +14,9 @@ import pytest
 
 from leaderboard.methodology.session_scores import score_sessions
 from leaderboard.methodology.shell import (
+    Episode,
     ShellCall,
+    bash_episode_outcomes,
     bash_episodes,
     call_exit_code,
     command_words,
@@ -480,9 +482,11 @@ def test_it_averages_bash_recovery_over_several_episodes() -> None:
     assert entry["value"] == pytest.approx(1.5 / 3)
     assert entry["recovery_rate"] == pytest.approx(2 / 3)
     assert entry["median_attempts"] == 1.5
-    # y = (1, 0.5, 0), m = (1, 2, 0), R = 0.5: residuals 0.5, -0.5, 0.
+    # y = (1, 0.5, 0), m = (1, 2, 0), R = 0.5: residuals 0.5, -0.5, 0; the interval
+    # 0.5 ± 0.566 is cut at [0, 1].
     half = Z * math.sqrt(3 / 2 * 0.5 / 9)
-    assert (entry["low"], entry["high"]) == pytest.approx((0.5 - half, 0.5 + half))
+    assert half > 0.5
+    assert (entry["low"], entry["high"]) == (0.0, 1.0)
 
 
 def test_it_reports_no_bash_recovery_without_episodes() -> None:
@@ -549,3 +553,73 @@ def test_it_reports_no_shell_success_rate_without_shell_calls() -> None:
     sessions = [session(assistant(sh("make", None), call("read_file", 0, path="x")))]
     entry = score_sessions(sessions)["m"]["shell_success"]
     assert entry == {"value": None, "low": None, "high": None, "calls": 0}
+
+
+# --- fixed before or after the user's next words ---------------------------------------------
+
+
+def outcomes(*turns: dict) -> list[Episode]:
+    return bash_episode_outcomes(session_shell_calls(session(*turns)))
+
+
+def test_it_tells_an_error_fixed_on_its_own_from_one_fixed_after_the_user_spoke() -> None:
+    turns = (
+        user("build and test it"),
+        assistant(sh("make", 2)),
+        assistant(sh("make", 0)),  # the next turn, no words between: on its own
+        assistant(sh("pytest", 1)),
+        user("the fixture is in conftest.py"),
+        assistant(sh("pytest", 0)),  # fixed after the user stepped in
+        assistant(sh("ruff check .", 1)),  # never fixed
+    )
+    assert outcomes(*turns) == [Episode(1, True), Episode(1, False), Episode(None, False)]
+
+
+def test_it_counts_a_fix_in_the_failing_turn_as_on_its_own() -> None:
+    assert outcomes(user("go"), assistant(sh("make", 1), sh("make", 0))) == [Episode(1, True)]
+
+
+def test_it_counts_a_rejection_as_the_user_stepping_in() -> None:
+    turns = (
+        user("go"),
+        assistant(sh("npm test", 1), sh("rm -rf node_modules", None)),
+        user("[rejected the Bash call]", "correction"),
+        assistant(sh("npm test", 0)),
+    )
+    assert outcomes(*turns) == [Episode(1, False)]
+
+
+def test_it_counts_user_turns_but_not_tool_turns_as_words_between() -> None:
+    tool_output = {"role": "tool", "text": "make: *** [all] Error 2"}
+    turns = (user("go"), assistant(sh("make", 1)), tool_output, assistant(sh("make", 0)))
+    assert outcomes(*turns) == [Episode(1, True)]
+
+
+def test_it_publishes_both_shares_of_the_episodes_with_wilson_intervals() -> None:
+    sessions = [
+        session(user("go"), assistant(sh("make", 1)), assistant(sh("make", 0))),
+        session(user("go"), assistant(sh("make", 1)), user("use -j1"), assistant(sh("make", 0))),
+        session(user("go"), assistant(sh("pytest", 1)), assistant(sh("pytest", 0))),
+        session(user("go"), assistant(sh("cargo build", 101))),
+    ]
+    entry = score_sessions(sessions)["m"]["bash_recovery"]
+    # Four episodes: two fixed on their own, one after the user's words, one never.
+    assert entry["episodes"] == 4
+    assert (entry["autonomous"], entry["after_user"]) == (2, 1)
+    assert entry["autonomous_rate"] == 0.5
+    assert (entry["autonomous_rate_low"], entry["autonomous_rate_high"]) == wilson_interval(2, 4)
+    assert entry["after_user_rate"] == 0.25
+    assert (entry["after_user_rate_low"], entry["after_user_rate_high"]) == wilson_interval(1, 4)
+    # With the failed share they make up every episode, and the two resolved shares
+    # make up the recovery rate.
+    assert entry["autonomous_rate"] + entry["after_user_rate"] == entry["recovery_rate"]
+
+
+def test_it_publishes_no_split_without_episodes() -> None:
+    entry = score_sessions([session(user("go"), assistant(sh("ls", 0)))])["m"]["bash_recovery"]
+    assert (entry["autonomous"], entry["autonomous_rate"], entry["autonomous_rate_low"]) == (
+        0,
+        None,
+        None,
+    )
+    assert (entry["after_user"], entry["after_user_rate"]) == (0, None)

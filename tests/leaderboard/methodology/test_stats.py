@@ -235,6 +235,13 @@ def test_it_gives_a_ratio_but_no_interval_for_one_cluster() -> None:
     assert cluster_robust_ratio([3], [4]) == (0.75, None, None)
 
 
+def test_it_gives_no_interval_when_one_cluster_alone_has_units() -> None:
+    # Sessions without a unit (no correction, no episode) are clusters that add nothing:
+    # with one session holding every unit, the variance is 0 and the interval would be
+    # a point, as falsely certain as one cluster's.
+    assert cluster_robust_ratio([3, 0, 0, 0], [2, 0, 0, 0]) == (1.5, None, None)
+
+
 def test_it_rejects_clusters_of_mismatched_lengths() -> None:
     with pytest.raises(ValueError, match="length"):
         cluster_robust_ratio([1, 2], [3])

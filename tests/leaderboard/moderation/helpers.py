@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ingestion.models import Harness, Task
 from leaderboard.models import BoardEntry
-from leaderboard.recompute.services import ENTRY_FIELDS
+from leaderboard.recompute.entries import ENTRY_FIELDS
 
 # terminal-bench tasks: fix-git is authored by mira.chen, regex-log by omar.haddad.
 MIRA_TASK, OTHER_TASK = "fix-git", "regex-log"

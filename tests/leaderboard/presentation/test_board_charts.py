@@ -107,7 +107,7 @@ def test_it_draws_the_frontier_as_a_step_line_on_a_log_axis():
         entry(3, "D", passes=20, rank=4, cost=0.1),
     ]
     plot = charts.cost_vs_pass_rate(entries)
-    frontier, points = plot.figure["data"]
+    frontier, points, _ = plot.figure["data"]
     assert frontier["line"]["shape"] == "hv"
     assert frontier["x"] == [0.1, 1.0, 4.0]
     assert frontier["y"] == pytest.approx([0.2, 0.7, 0.9])
@@ -119,7 +119,7 @@ def test_it_draws_the_frontier_as_a_step_line_on_a_log_axis():
 
 def test_it_lists_entries_without_a_cost_beside_the_chart_with_the_reason():
     plot = charts.cost_vs_pass_rate(ranked_board())
-    _, points = plot.figure["data"]
+    _, points, _ = plot.figure["data"]
     assert [item.label for item in plot.not_plotted] == ["D 1.0 · m", "E 1.0 · m"]
     assert "no list price" in plot.not_plotted[0].reason
     assert plot.not_plotted[1].reason == "no counted runs"
@@ -162,9 +162,51 @@ def test_it_builds_empty_figures_for_an_empty_board():
 def test_it_leaves_unranked_entries_out_of_the_frontier_but_on_the_chart():
     entries = [entry(0, "A", passes=50, rank=1, cost=1.0), entry(1, "U", passes=90, cost=0.5)]
     plot = charts.cost_vs_pass_rate(entries)
-    frontier, points = plot.figure["data"]
+    frontier, points, _ = plot.figure["data"]
     assert frontier["x"] == [1.0]
     assert points["marker"]["color"] == [charts.RANKED_COLOUR, charts.UNRANKED_COLOUR]
+
+
+def test_it_names_the_frontier_agents_beside_their_points_best_first():
+    entries = [
+        entry(0, "A", passes=90, rank=1, cost=4.0),
+        entry(1, "B", passes=70, rank=2, cost=1.0),
+        entry(2, "C", passes=60, rank=3, cost=2.0),
+        entry(3, "D", passes=20, rank=4, cost=0.1),
+    ]
+    _, _, labels = charts.cost_vs_pass_rate(entries).figure["data"]
+    assert labels["mode"] == "text"
+    assert labels["text"] == ["A 1.0 · m", "B 1.0 · m", "D 1.0 · m"]
+    assert labels["x"] == [4.0, 1.0, 0.1]
+    # Leaning inwards: the cheapest to the right, the dearest to the left.
+    assert labels["textposition"] == ["bottom left", "bottom center", "bottom right"]
+
+
+def test_it_caps_the_named_points():
+    entries = [
+        entry(i, f"H{i}", passes=10 + 10 * i, rank=9 - i, cost=0.1 * (i + 1)) for i in range(8)
+    ]
+    _, _, labels = charts.cost_vs_pass_rate(entries).figure["data"]
+    assert len(labels["text"]) == charts.LABELLED_POINTS
+    assert labels["text"][0].startswith("H7 ")
+
+
+@pytest.mark.parametrize(
+    ("costs", "steps"), [((4.0, 1.0), True), ((1.0, 4.0), False)], ids=["two", "one"]
+)
+def test_it_promises_the_orange_steps_only_when_the_frontier_draws_them(costs, steps):
+    entries = [
+        entry(0, "A", passes=90, rank=1, cost=costs[0]),
+        entry(1, "B", passes=70, rank=2, cost=costs[1]),
+    ]
+    plot = charts.cost_vs_pass_rate(entries)
+    assert plot.frontier == (2 if steps else 1)
+    assert ("orange steps" in plot.caption) is steps
+    assert plot.caption.startswith("Cost per success (log scale) against pass rate")
+
+
+def test_it_names_no_frontier_in_the_caption_of_an_empty_chart():
+    assert charts.cost_vs_pass_rate([]).caption == "Cost per success (log scale) against pass rate"
 
 
 def test_it_draws_the_pass_k_bootstrap_band_under_both_lines():

@@ -130,7 +130,18 @@ def model_scores(
             "n": sessions,
         },
         "praise_complaint": {"value": 0.6, "low": 0.5, "high": 0.7, "n": 50},
-        "steerability": {"value": 0.85, "low": 0.8, "high": 0.9, "mean_effort": 0.45, "turns": 400},
+        "steerability": {
+            "value": 0.85,
+            "low": 0.8,
+            "high": 0.9,
+            "mean_effort": 0.45,
+            "turns": 400,
+            "turns_to_recover": 1.4,
+            "turns_to_recover_low": 1.1,
+            "turns_to_recover_high": 1.7,
+            "corrections": 60,
+            "corrections_open": 3,
+        },
         "bash_recovery": {
             "value": 0.1,
             "low": 0.05,
@@ -138,6 +149,7 @@ def model_scores(
             "episodes": 80,
             "recovery_rate": 0.2,
             "median_attempts": 2,
+            **_recovery_split(10, 6, 80),
         },
         "tool_hallucination": {
             "value": bad / calls,
@@ -161,6 +173,16 @@ def model_scores(
             "null_sd": sd,
         },
     }
+
+
+def _recovery_split(autonomous: int, after_user: int, episodes: int) -> dict:
+    """Bash recovery's shares fixed before and after the user's words, Wilson intervals."""
+    split = {}
+    for key, count in (("autonomous", autonomous), ("after_user", after_user)):
+        low, high = wilson_interval(count, episodes)
+        split |= {key: count, f"{key}_rate": count / episodes}
+        split |= {f"{key}_rate_low": low, f"{key}_rate_high": high}
+    return split
 
 
 def publish_board(composite: dict[str, dict], scenarios: dict[str, dict[str, dict]] | None = None):

@@ -13,7 +13,7 @@ from leaderboard.signalboard.slices import COMPOSITE_SCOPE
 from leaderboard.signalboard.snapshot import signals_carry_over
 from leaderboard.web.signals.params import SignalParams
 from tests.leaderboard.signalboard.agent_builders import HARNESS, publish_agent_board
-from tests.leaderboard.signalboard.helpers import EXACT, api_entries
+from tests.leaderboard.signalboard.helpers import EXACT, api_entries, model_scores, publish_board
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +65,16 @@ def test_the_page_shows_the_agent_view_and_how_many_sessions_it_leaves_out(clien
     assert "2 sessions naming no agent are not on this view." in content
     assert f'href="/signals/releases/{HARNESS}/?after=1.10"' in content
     assert "tiny-model" not in content
+
+
+def test_the_agent_view_says_why_it_is_empty_when_no_session_names_an_agent(client, registry):
+    publish_board({"frontier-large": model_scores(40, success=0.5, nir=0.1, sd=0.05)})
+    content = client.get("/signals/?by=agent").content.decode()
+    # Not "no signal board yet" beside "40 sessions naming no agent": one true sentence.
+    assert "No signal board has been computed yet" not in content
+    assert 'id="agent-view-note"' not in content
+    empty = content.split('id="agent-view-empty">')[1].split("</p>")[0]
+    assert "its 40 sessions name no agent" in empty and 'href="/signals/"' in empty
 
 
 def test_the_page_keeps_the_model_view_by_default_and_for_an_unknown_by(client, board):

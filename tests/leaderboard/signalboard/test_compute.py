@@ -25,7 +25,7 @@ from leaderboard.models import BoardSnapshot, SignalEntry
 from leaderboard.signalboard.compute import SessionTable, json_safe, slice_rows
 from leaderboard.signalboard.slices import CAPABILITIES, SCENARIOS
 from tests.builders import EXAMPLE_SESSIONS_BUNDLE
-from tests.leaderboard.methodology.reference import expected_signals
+from tests.leaderboard.methodology.reference import assert_reference_steering, expected_signals
 from tests.leaderboard.signalboard.helpers import (
     API,
     EXACT,
@@ -53,6 +53,12 @@ def test_it_publishes_the_expected_signals_through_the_api(reference):
     assert set(got) == set(expected)
     for model, figures in expected.items():
         assert_figures_match(got[model], figures, model)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_publishes_the_reference_turns_to_recover_and_bash_split(reference):
+    # Aggregated from the stored session scores, not rescored: the same figures.
+    assert_reference_steering(scores_of(api_entries()))
 
 
 @pytest.mark.django_db(transaction=True)

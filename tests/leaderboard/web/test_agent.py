@@ -46,6 +46,8 @@ def test_it_draws_the_task_grid_with_symbols_and_run_links(client, registry, sub
     assert f'href="/runs/{runs["withdrawn"].pk}/"' not in html
     assert "conflict-excluded</a> (1)" in html
     assert "Terminal-Bench 4.0.0" in html
+    # Each task of the grid opens its page.
+    assert f'href="/tasks/terminal-bench/4.0.0/{runs["pass"].task.task_id}/"' in html
 
 
 def test_it_keeps_a_dismissed_conflict_counted(client, registry, submitter):
@@ -165,5 +167,5 @@ def test_it_lists_the_task_grid_in_natural_order(client, registry, submitter):
         make_run(submission, model, Task.objects.create(suite=suite, task_id=task_id,
                                                         category=category), 1)  # fmt: skip
     html = agent_page(client).content.decode()
-    shown = re.findall(r'<span class="task-name" title="[^"]*">([^<]*)</span>', html)
+    shown = re.findall(r'<a class="task-name" href="[^"]*" title="[^"]*">([^<]*)</a>', html)
     assert shown == [*map(str, range(13)), "task-2", "task-10"]

@@ -49,7 +49,7 @@ def horizons(db):
 
 
 def test_it_shows_the_time_horizon_column_set_with_its_chart(client, horizons):
-    html = client.get("/?col=horizon").content.decode()
+    html = client.get("/boards/overall/?col=horizon").content.decode()
     assert "Time horizon p50 [95% CI] · p80" in html and "#time-horizon" in html
     tern, quill, wren = rows_of(html)
     assert "37.8 min" in tern and "[25 min–55.5 min]" in tern and "p80 9.1 min" in tern
@@ -59,7 +59,7 @@ def test_it_shows_the_time_horizon_column_set_with_its_chart(client, horizons):
     assert figure["layout"]["xaxis"]["type"] == "log"
     assert "Not on this chart (no finite horizon)" in html
     # Off by default: no column, no chart.
-    default = client.get("/").content.decode()
+    default = client.get("/boards/overall/").content.decode()
     assert "Time horizon p50" not in default and 'id="horizon-figure"' not in default
     assert 'name="col" value="horizon"' in default
 
@@ -87,8 +87,9 @@ def test_it_serves_the_horizon_in_the_api_and_the_csv(client, horizons):
     text = client.get("/boards/overall/export.csv").content.decode()
     rows = list(csv.DictReader(io.StringIO(text)))
     header = next(csv.reader(io.StringIO(text)))
-    # Appended at the end (before the terms' column): every earlier column keeps its place.
-    assert header[-len(HORIZON_COLUMNS) - 1 : -1] == HORIZON_COLUMNS
+    # Appended at the end (then only intervals_pending and the terms' column): every
+    # earlier column keeps its place.
+    assert header[-len(HORIZON_COLUMNS) - 2 : -2] == HORIZON_COLUMNS
     assert board_csv_table([]).columns[: -len(HORIZON_COLUMNS)][0] == "rank"
     tern = next(r for r in rows if r["harness"] == "Tern")
     assert (tern["horizon_p50"], tern["horizon_p80_high"], tern["horizon_tasks"]) == (

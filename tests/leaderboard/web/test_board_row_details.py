@@ -22,7 +22,7 @@ def details_of(html: str) -> list[str]:
 
 def test_it_puts_every_rows_interval_and_n_breakdown_in_its_details(client, db):
     build_snapshot(standard_boards())
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     entries = list(
         BoardEntry.objects.filter(board__slug="overall", board__snapshot__is_current=True)
     )
@@ -37,7 +37,7 @@ def test_it_puts_every_rows_interval_and_n_breakdown_in_its_details(client, db):
 
 def test_it_gives_the_under_review_reason_and_the_na_reason_in_the_details(client, db):
     build_snapshot(standard_boards())
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     broken = BoardEntry.objects.get(board__slug="overall", harness_name="Broken")
     panel = next(p for p in details_of(html) if "of Broken 0.1.0" in p)
     assert unranked_reason(broken) in panel and "Under review" in panel

@@ -42,19 +42,21 @@ def mixed(db):
 
 
 def test_it_marks_verified_entries_beside_the_agent(client, mixed):
-    cells = rows_of(client.get("/").content.decode())
+    cells = rows_of(client.get("/boards/overall/").content.decode())
     assert ["Verified" in cell for cell in cells] == [True, False, False]
     assert 'href="/methodology/#verified-results"' in cells[0]
     assert "Verified" not in rows_of(client.get("/boards/coding/").content.decode())[0]
 
 
 def test_it_filters_verified_entries_from_the_url_and_restores_the_checkbox(client, mixed):
-    html = client.get("/?verified=1").content.decode()
+    html = client.get("/boards/overall/?verified=1").content.decode()
     assert agent_order(html) == ["Sealed"]
     assert 'name="verified" value="1" checked' in html
     assert "Verified only (of 3)" in html
-    assert agent_order(client.get("/?verified=0&verified=1").content.decode()) == ["Sealed"]
-    unfiltered = client.get("/?verified=0").content.decode()
+    assert agent_order(client.get("/boards/overall/?verified=0&verified=1").content.decode()) == [
+        "Sealed"
+    ]
+    unfiltered = client.get("/boards/overall/?verified=0").content.decode()
     assert agent_order(unfiltered) == ["Sealed", "Plain", "Broken"]
     assert 'name="verified" value="1">' in unfiltered  # unticked
 
@@ -63,13 +65,15 @@ def test_it_answers_the_htmx_filter_with_the_table_and_a_canonical_url(client, m
     response = htmx_get(client, "/boards/overall/?model=&harness=&unranked=0&unranked=1"
                                 "&verified=0&verified=1&col=&col=cost")  # fmt: skip
     html = response.content.decode()
-    assert html.lstrip().startswith('<div id="board-table"')
+    # The page's title and the downloads come first (for htmx to set), then the table.
+    assert html.lstrip().startswith("<title>Overall · Arena</title>")
+    assert 'id="board-filters"' not in html and '<div id="board-table"' in html
     assert agent_order(html) == ["Sealed"]
     assert response["HX-Push-Url"] == "/boards/overall/?verified=1&col=cost"
 
 
 def test_it_keeps_the_filter_in_the_download_links_and_the_sort_links(client, mixed):
-    html = client.get("/?verified=1").content.decode()
+    html = client.get("/boards/overall/?verified=1").content.decode()
     assert 'href="/boards/overall/export.csv?verified=1"' in html
     assert 'href="/boards/overall/?verified=1&amp;sort=-n"' in html
 
@@ -81,7 +85,7 @@ def test_it_says_when_no_ranked_entry_is_verified(client, mixed):
 
 
 def test_it_labels_self_reported_infra_errors_on_the_board(client, mixed):
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     assert "Under review: 27% infra errors (self-reported)" in html
     assert "2 infra errors excluded" in html  # the Verified entry's n tooltip
     assert "3 infra errors (self-reported) excluded" in html
@@ -148,7 +152,7 @@ def test_it_filters_verified_entries_in_a_fixed_number_of_queries(
     agents = [{**figures, "verification": "verified"} for figures in many_agents(count)]
     build_snapshot({"overall": agents})
     with django_assert_max_num_queries(3):
-        response = client.get("/?verified=1")
+        response = client.get("/boards/overall/?verified=1")
     assert len(agent_order(response.content.decode())) == count
     with django_assert_max_num_queries(3):
         api = client.get("/api/v1/boards/overall/?verified=1")

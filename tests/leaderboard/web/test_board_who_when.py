@@ -40,7 +40,7 @@ def makers(db):
 
 
 def test_it_shows_who_made_the_agent_and_when_it_was_submitted(client, makers):
-    html = client.get("/").content.decode()
+    html = client.get("/boards/overall/").content.decode()
     assert (
         "Meta · open weights · released 2026-04-05 · cutoff 2025-12-01 · "
         "harness: Quill Labs open source · submitted 2026-11-03"
@@ -49,20 +49,25 @@ def test_it_shows_who_made_the_agent_and_when_it_was_submitted(client, makers):
 
 
 def test_it_filters_open_weights_and_release_date_from_the_url(client, makers):
-    assert agent_order(client.get("/").content.decode()) == ["Tern", "Quill", "Wren"]
-    html = client.get("/?open_weights=1").content.decode()
+    assert agent_order(client.get("/boards/overall/").content.decode()) == ["Tern", "Quill", "Wren"]
+    html = client.get("/boards/overall/?open_weights=1").content.decode()
     assert agent_order(html) == ["Quill", "Wren"]
     assert 'name="open_weights" value="1" checked' in html
     assert "open weights (of 3)" in html
-    assert agent_order(client.get("/?released_after=2026-01-01").content.decode()) == [
+    assert agent_order(
+        client.get("/boards/overall/?released_after=2026-01-01").content.decode()
+    ) == [
         "Tern",
         "Quill",
     ]
-    both = client.get("/?open_weights=1&released_after=2026-01-01").content.decode()
+    both = client.get("/boards/overall/?open_weights=1&released_after=2026-01-01").content.decode()
     assert agent_order(both) == ["Quill"]
     assert 'value="2026-01-01"' in both
     # A date that is not one is no filter.
-    assert len(agent_order(client.get("/?released_after=2026-02-30").content.decode())) == 3
+    assert (
+        len(agent_order(client.get("/boards/overall/?released_after=2026-02-30").content.decode()))
+        == 3
+    )
 
 
 def test_it_carries_the_fields_in_the_api_and_the_csv(client, makers):

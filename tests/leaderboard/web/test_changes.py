@@ -97,3 +97,14 @@ def test_it_says_so_when_an_agent_has_one_recorded_state(registry, submitter):
     page = Client().get(reverse("agent", args=AGENT)).content.decode()
     assert "Only one recorded state so far" in page
     assert 'id="history-figure"' not in page
+
+
+def test_it_does_not_call_several_changes_one_state_when_none_makes_a_line(history):
+    # W was published, then withdrawn: on each board one figure, then "left the board".
+    page = Client().get(reverse("agent", args=("W", "1.0.0", "m"))).content.decode()
+    table = page.split('class="board history-table"')[1]
+    rows = table.split("<tbody>")[1].split("</tbody>")[0].count("<tr")
+    assert rows > 1 and "left the board" in page
+    assert "Only one recorded state so far" not in page
+    assert f"Each of its {rows} recorded changes is listed below." in page
+    assert 'id="history-figure"' not in page

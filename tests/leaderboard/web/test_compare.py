@@ -24,6 +24,9 @@ def test_it_shows_the_verdict_and_the_tasks_side_by_side(
     assert "Of 12 (task, trial) pairs, A alone passed 12 and B alone passed 0" in html
     assert 'href="/agents/Alpha/1.0.0/m/"' in html and 'href="/agents/Beta/2.0/m/"' in html
     assert "Terminal-Bench 4.0.0" in html and "regex-log" in html
+    # Each shared task opens its page, and the board's hardest tasks are one link away.
+    assert 'href="/tasks/terminal-bench/4.0.0/regex-log/"' in html
+    assert f'href="/boards/{BOARD}/tasks/"' in html
     assert html.count("3/3") == 4 and html.count("0/3") == 4
     assert "+100.0 pp" in html
 

@@ -64,8 +64,9 @@ def test_it_lists_a_suite_s_approved_tasks_in_natural_order(client, registry):
     html = client.get(reverse("methodology")).content.decode()
     start = html.index("Approved tasks of Numbered 1.0.0")
     section = html[start : html.index("</table>", start)]
-    shown = re.findall(r'<th scope="row"><code>([^<]*)</code></th>', section)
-    assert shown == ["0", "1", "2", "10", "12", "task-2", "task-10"]
+    shown = re.findall(r'<th scope="row"><a href="([^"]*)"><code>([^<]*)</code></a></th>', section)
+    assert [task_id for _, task_id in shown] == ["0", "1", "2", "10", "12", "task-2", "task-10"]
+    assert shown[0][0] == "/tasks/numbered/1.0.0/0/"  # each opens its task page
 
 
 def test_it_states_the_duplicate_rule_and_links_every_section_from_the_contents(client, registry):
@@ -86,3 +87,21 @@ def test_it_documents_shell_commands_and_capability_claims_from_the_module(clien
     assert 'id="capability-file_editing"' in page and "Editing files" in page
     assert '"I&#x27;ve edited config.yaml"' in page
     assert "<code>patch</code>" in page and "any shell tool" in page
+
+
+@pytest.mark.django_db
+def test_it_documents_turns_to_recover_and_what_counts_as_one_act_of_steering(client):
+    page = client.get("/methodology/").content.decode()
+    for anchor in ("turns-to-recover", "steering-acts", "recovery-on-its-own"):
+        assert f'id="{anchor}"' in page
+    # The markers and the turn recorded for an interruption come from the importer.
+    assert '"[Request interrupted by user for tool use]"' in page
+    assert '"[interrupted]" before their words' in page
+
+
+def test_it_states_the_provenance_and_session_conflict_rules(client, db):
+    html = client.get(reverse("methodology")).content.decode()
+    for anchor in ("signal-provenance", "session-conflicts", "how-stable", "cross-validation"):
+        assert f'id="{anchor}"' in html
+    assert f"<strong>{stats.CONCENTRATION_SHARE:.0%}</strong>" in html
+    assert f"Below\n{stats.SETTLED_SESSIONS} sessions its rank may still move" in html

@@ -50,8 +50,8 @@ def test_it_renders_a_different_page_for_different_parameters(boards, client):
 
 
 def test_it_keeps_partials_apart_from_whole_pages(boards, client):
-    whole = client.get("/?junk=1").content.decode()
-    partial = client.get("/?junk=2", headers={"HX-Request": "true"}).content.decode()
+    whole = client.get("/boards/overall/?junk=1").content.decode()
+    partial = client.get("/boards/overall/?junk=2", headers={"HX-Request": "true"}).content.decode()
     assert "<html" in whole and "<html" not in partial
 
 

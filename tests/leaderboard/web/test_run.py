@@ -16,6 +16,7 @@ def test_it_renders_a_run_with_its_facts_and_trajectory(client, registry, submit
     run.save()
     html = client.get(reverse("run", args=[run.pk])).content.decode()
     assert run.task.task_id in html
+    assert f'href="/tasks/terminal-bench/4.0.0/{run.task.task_id}/"' in html  # its task's page
     assert "Terminal-Bench 4.0.0" in html
     assert "✗ fail" in html
     assert "$0.05" in html and "10.0k in · 1.0k out" in html

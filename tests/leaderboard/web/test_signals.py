@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from ingestion.models import Session, Submission
@@ -64,6 +65,37 @@ def test_it_lists_a_model_with_few_sessions_greyed_below_the_ranked(client, boar
     assert 'class="unranked greyed"' in unranked
     row = SignalEntry.objects.get(scope="all", model_name="tiny-model")
     assert (row.rank, row.greyed) == (None, True)
+
+
+def row_of(content: str, model: str) -> str:
+    """The table row of `model`, its details included."""
+    start = content.index(f'<span class="model">{model}</span>')
+    return content[start : content.index("</tr>", start)]
+
+
+# "How stable" (leaderboard.presentation.stability) over each NIR interval of `board`,
+# value ± 1.96 · sd wide: 2 · 1.96 · 0.1 = 39.2 points, 2 · 1.96 · 0.039 = 15.3 and
+# 2 · 1.96 · 0.037 = 14.5.
+STABILITY = {
+    "tiny-model": "Only 12 sessions (fewer than 30): not ranked; the 95% interval is 39.2"
+    " percentage points wide, so the figure can still change a lot.",
+    "frontier-large": "96 sessions (fewer than 100): the 95% interval is 15.3 percentage"
+    " points wide; the rank may move as sessions arrive.",
+    "open-weights-70b": "108 sessions: the 95% interval is 14.5 percentage points wide.",
+}
+
+
+def test_it_says_how_stable_each_rows_figures_are(client, board):
+    content = client.get(URL).content.decode()
+    for model, text in STABILITY.items():
+        assert f"<dt>How stable</dt><dd>{text}</dd>" in row_of(content, model), model
+
+
+def test_it_says_how_stable_a_small_models_figures_are_on_its_page(client, board):
+    response = client.get(reverse("signal-model", args=["tiny-model"]))
+    assert response.status_code == 200
+    stability = f'<dt>How stable</dt><dd id="model-stability">{STABILITY["tiny-model"]}</dd>'
+    assert stability in response.content.decode()
 
 
 def test_it_marks_tool_hallucination_as_lower_is_better_and_sorts_it_ascending_first(client, board):

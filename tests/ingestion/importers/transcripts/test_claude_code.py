@@ -95,6 +95,8 @@ def test_only_the_persons_own_words_are_user_turns(tmp_path):
     assert turns(session) == [
         ("user", "Fix the build please", "-"),
         ("assistant", None, "-"),
+        # The person stopped the agent and said what to do instead (see below).
+        ("user", "[interrupted]", "correction"),
         ("user", "stop, keep the old name", "-"),
         ("user", "also add a test", "-"),
         ("assistant", "Done.", "-"),
@@ -206,6 +208,113 @@ def test_newer_transcripts_name_the_rejection_and_the_feedback(tmp_path):
 
     assert calls(session) == [("Bash", None)]
     assert turns(session)[-1] == ("user", "staging first", "correction")
+
+
+def test_rejected_parallel_calls_are_one_correction(tmp_path):
+    t = Transcript()
+    t.prompt("Why does the server not start?")
+    run, find = bash("mix phx.server 2>&1 | head -80"), tool("Glob", pattern="mix.exs")
+    t.say(text("Let me run it."), run)
+    t.say(find, message_id=t.lines[-1]["message"]["id"])  # the same message, streamed
+    t.result(run, REJECT, is_error=True, toolUseResult="User rejected tool use")
+    t.result(find, REJECT, is_error=True, toolUseResult="User rejected tool use")
+    t.interrupt(for_tool=True)
+    t.prompt("the server is already running on 4000")
+    t.say(text("Then I will read the log."))
+
+    session = only(convert(t.write(tmp_path))[2])
+
+    assert calls(session) == [("Bash", None), ("Glob", None)]
+    assert turns(session)[2:] == [
+        ("user", "[rejected 2 calls: Bash, Glob]", "correction"),
+        ("user", "the server is already running on 4000", "-"),
+        ("assistant", "Then I will read the log.", "-"),
+    ]
+
+
+def test_rejected_parallel_calls_keep_the_words_given_once(tmp_path):
+    t = Transcript()
+    t.prompt("Clean up")
+    first, second = bash("rm -rf build"), bash("git clean -fdx")
+    t.say(first, second)
+    t.result(first, REJECT_WITH_REASON + "keep the build folder", is_error=True)
+    t.result(second, REJECT, is_error=True)
+    t.say(text("Keeping it."))
+    third = bash("rm -rf dist")
+    t.say(third)
+    t.result(third, REJECT, is_error=True)
+
+    session = only(convert(t.write(tmp_path))[2])
+
+    # One act per assistant turn: the second turn's rejection is another.
+    assert [(role, text, label) for role, text, label in turns(session) if role == "user"] == [
+        ("user", "Clean up", "-"),
+        ("user", "keep the build folder", "correction"),
+        ("user", "[rejected the Bash call]", "correction"),
+    ]
+
+
+# ------------------------------------------------------------------ interruptions
+
+
+def test_an_interruption_then_words_is_a_correction_before_the_words(tmp_path):
+    t = Transcript()
+    t.prompt("Plan the refactor")
+    t.say(text("Plan: split the module."))
+    t.interrupt()
+    t.prompt("create the tickets first")
+    t.say(text("Creating them."))
+
+    assert turns(only(convert(t.write(tmp_path))[2]))[2:] == [
+        ("user", "[interrupted]", "correction"),
+        ("user", "create the tickets first", "-"),
+        ("assistant", "Creating them.", "-"),
+    ]
+
+
+def test_a_tool_use_interrupted_then_words_is_a_correction(tmp_path):
+    t = Transcript()
+    t.prompt("Run the suite")
+    call = bash("pytest -q")
+    t.say(call)
+    t.result(call, INTERRUPTED_TOOL, is_error=True, toolUseResult=INTERRUPTED_TOOL,
+             toolDenialKind="interrupted")  # fmt: skip
+    t.interrupt(for_tool=True)
+    t.command("mcp")  # Claude Code's own lines between change nothing
+    t.prompt("only the unit tests")
+
+    session = only(convert(t.write(tmp_path))[2])
+
+    assert calls(session) == [("Bash", None)]
+    assert turns(session)[2:] == [
+        ("user", "[interrupted]", "correction"),
+        ("user", "only the unit tests", "-"),
+    ]
+
+
+def test_an_interruption_without_words_after_it_is_no_correction(tmp_path):
+    t = Transcript()
+    t.prompt("Fetch the issue")
+    t.say(text("Fetching."))
+    t.interrupt()  # and the agent is resumed without a word
+    t.say(text("Here it is."))
+    t.interrupt()  # and the session ends
+
+    assert turns(only(convert(t.write(tmp_path))[2])) == [
+        ("user", "Fetch the issue", "-"),
+        ("assistant", "Fetching.", "-"),
+        ("assistant", "Here it is.", "-"),
+    ]
+
+
+def test_an_interruption_before_any_assistant_turn_is_no_correction(tmp_path):
+    t = Transcript()
+    t.prompt("Fix the build")
+    t.interrupt()
+    t.prompt("Fix the tests instead")
+    t.say(text("On it."))
+
+    assert [label for _, _, label in turns(only(convert(t.write(tmp_path))[2]))] == ["-", "-", "-"]
 
 
 # ------------------------------------------------------------------ models

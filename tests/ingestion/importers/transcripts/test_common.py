@@ -85,4 +85,4 @@ def test_user_turns_stay_with_the_work_they_react_to():
         ("opus", ["a", "ok", "ok", "b"]),
         ("sonnet", ["ok", "c"]),
     ]
-    assert (part_id("s", 1), part_id("s", 2), len(part_id("x" * 300, 3))) == ("s", "s~2", 200)
+    assert (part_id("s", 1), part_id("s", 2), len(part_id("x" * 300, 3))) == ("s", "s~2", 302)
