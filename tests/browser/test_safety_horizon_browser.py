@@ -101,12 +101,10 @@ def test_it_shows_the_safety_triad_and_the_time_horizons(
         page.locator("table.board tbody tr", has_text="Clockwork").locator(
             "th.agent a"
         ).first.click()
-        section = page.locator("#time-horizon")
-        section.wait_for()
-        section.scroll_into_view_if_needed()
-        assert (
-            page.locator("#time-horizon ~ * .js-plotly-plot, #time-horizon ~ .chart").count() >= 1
-        )
+        page.locator("#time-horizon").wait_for()
+        # Charts are drawn once they come near the screen: scroll to the holder, then wait.
+        page.locator("#horizon-section [data-figure]").scroll_into_view_if_needed()
+        page.locator("#horizon-section [data-figure] .main-svg").first.wait_for()
         page.screenshot(path=str(SCREENSHOTS_DIR / f"horizon-agent-{width}.png"), full_page=True)
         wide = page.evaluate(
             "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right"

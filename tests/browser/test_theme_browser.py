@@ -72,7 +72,7 @@ def test_it_follows_the_system_theme_with_readable_text_and_themed_charts(
         "getComputedStyle(document.querySelector(\"[data-figure='forest-figure'] .xtick text\")).fill"
     )
     assert contrast(background, tick) >= 4.5
-    assert page.locator(".js-plotly-plot").count() == 2
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 2")
     page.screenshot(path=str(screenshots / f"board-{scheme}-{width}.png"), full_page=True)
 
 
