@@ -1,4 +1,4 @@
-"""What every importer shares: reading native JSON, small value checks, and writing the
+"""What every importer shares: small checks of native values, and writing the
 converted runs as a deterministic `arena-bundle/1` tar.gz.
 
 The output is deterministic (sorted members, fixed mtimes, gzip mtime 0, no file name
@@ -25,7 +25,6 @@ import gzip
 import io
 import json
 import math
-import mmap
 import re
 import tarfile
 import tempfile
@@ -35,17 +34,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ingestion.bundles import FORMAT, BundleLimits
-from ingestion.bundles.depth import too_deep, too_deep_message
-from ingestion.bundles.fields import UNDERFLOW_MESSAGE, rounds_to_zero
+from ingestion.bundles import FORMAT
 from ingestion.bundles.limits import RUN_ID_CHARS, RUN_ID_LENGTH
-from ingestion.bundles.lines import strip_bom
 
 PASS_REWARD = 1 - 1e-9  # rewards are floats; 0.9999999999 is a pass
 SPOOL_BYTES = 4 * 1024**2  # a converted runs.jsonl past this goes to a temporary file
-# The largest native JSON document read whole (one Harbor result.json, one τ-bench
-# item): the bundles' own cap for one JSON document or line.
-MAX_DOCUMENT_BYTES = BundleLimits.max_line_bytes
 _RUN_ID_UNSAFE = re.compile(rf"[^{RUN_ID_CHARS}]")
 
 # Conversion.report bounds (see the module docstring).
@@ -156,10 +149,6 @@ def capped_warnings(
     if more:
         kept.append(f"… and {more:,} more warning(s)")
     return kept
-
-
-class NotJson(ValueError):
-    """Why a native file is not valid JSON (NaN and Infinity included)."""
 
 
 # ------------------------------------------------------------------ the bundle
@@ -304,117 +293,7 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-# ------------------------------------------------------------------ native JSON
-
-
-def reject_constant(name: str) -> Any:
-    """json.loads's parse_constant: NaN and Infinity are not JSON."""
-    raise NotJson(f"{name} is not allowed in JSON")
-
-
-def finite_float(text: str) -> float:
-    """json.loads's parse_float: a number past a float's range (1e400) is refused
-    rather than read as an infinity, which no JSON (nor PostgreSQL) can hold, and one
-    too small for it (1e-400) rather than read as 0, as a bundle's are."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise NotJson(f"the number {text[:40]} is out of range")
-    if rounds_to_zero(text, value):
-        raise NotJson(f"the number {text[:40]} {UNDERFLOW_MESSAGE}")
-    return value
-
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def unpaired_surrogate(data: bytes, value: Any) -> bool:
-    """Whether the parsed `value` of the JSON text `data` holds a string with an
-    unpaired surrogate escape ("\\ud800"): the stdlib parser takes it, but it is no
-    Unicode text and cannot be written as UTF-8. Only text holding such an escape is
-    looked at twice."""
-    if not _SURROGATE_ESCAPE.search(data):
-        return False
-    try:
-        json.dumps(value, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-SURROGATE_MESSAGE = "is not valid JSON (an unpaired surrogate escape: not Unicode text)"
-_SURROGATE_ESCAPE_WHOLE = re.compile(rb"\\u[dD]([89abAB]|[c-fC-F])[0-9a-fA-F]{2}")
-
-
-def unpaired_surrogate_in_file(path: Path) -> bool:
-    """Whether the JSON text in `path` holds an unpaired surrogate escape, looked for
-    in the bytes (mapped, never read whole): the incremental parser puts "?" in its
-    place without a word, so a streamed file is looked at before it is parsed. An
-    escape whose backslash is itself escaped (`\\\\ud800`) is text, not an escape."""
-    with path.open("rb") as fh:
-        if not fh.seek(0, 2):
-            return False
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            low_expected_at = -1  # where a high surrogate's low half must start
-            for match in _SURROGATE_ESCAPE_WHOLE.finditer(data):
-                if _escaped_backslash(data, match.start()):
-                    continue
-                high = match[1] in b"89abAB"
-                if low_expected_at >= 0:
-                    if match.start() != low_expected_at or high:
-                        return True
-                    low_expected_at = -1
-                elif high:
-                    low_expected_at = match.end()
-                else:
-                    return True  # a low half alone
-            return low_expected_at >= 0
-
-
-def _escaped_backslash(data: Any, at: int) -> bool:
-    """Whether the backslash at `at` follows an odd run of backslashes (is escaped)."""
-    start = at
-    while start > 0 and data[start - 1] == 0x5C:
-        start -= 1
-    return (at - start) % 2 == 1
-
-
-def load_json(
-    path: Path,
-    max_bytes: int = MAX_DOCUMENT_BYTES,
-    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
-) -> Any:
-    """Parse a JSON file of at most `max_bytes`; NotJson says why it is not valid
-    (NaN and Infinity too, and a file too large to be read whole). `object_pairs_hook`
-    is json.loads's (to see duplicate keys)."""
-    with path.open("rb") as fh:
-        data = fh.read(max_bytes + 1)  # never more than the cap, whatever the file claims
-    if len(data) > max_bytes:
-        raise NotJson(f"is larger than the limit of {max_bytes:,} bytes for one JSON document")
-    data = strip_bom(data)
-    if too_deep(data):  # the parser would recurse until RecursionError
-        raise NotJson(too_deep_message())
-    try:
-        value = json.loads(
-            data, parse_constant=reject_constant, parse_float=finite_float,
-            object_pairs_hook=object_pairs_hook,
-        )  # fmt: skip
-    except UnicodeDecodeError as exc:
-        raise NotJson("is not UTF-8 text") from exc
-    except json.JSONDecodeError as exc:
-        raise NotJson(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-    except NotJson as exc:
-        raise NotJson(f"is not valid JSON: {exc}") from exc
-    if unpaired_surrogate(data, value):
-        raise NotJson(SURROGATE_MESSAGE)
-    return value
-
-
-def load_or_reason(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
-    """The parsed file, or the NotJson saying why it cannot be read."""
-    try:
-        return load_json(path, max_bytes)
-    except (OSError, NotJson) as exc:
-        return NotJson(exc.strerror or str(exc)) if isinstance(exc, OSError) else exc
+# ------------------------------------------------------------------ native values
 
 
 def get(obj: Any, path: tuple[str, ...]) -> Any:

@@ -13,7 +13,8 @@ from pathlib import Path
 from ingestion.bundles.limits import NATIVE_FORMATS
 from ingestion.bundles.lines import strip_bom
 from ingestion.importers import agentdojo, harbor, swebench, task_matrix, tau2_bench, tau_bench
-from ingestion.importers.common import MAX_DOCUMENT_BYTES, Conversion, NativeParams, Output
+from ingestion.importers.common import Conversion, NativeParams, Output
+from ingestion.importers.native_json import MAX_DOCUMENT_BYTES
 from ingestion.importers.transcripts import claude_code
 
 FORMATS = ("arena", *NATIVE_FORMATS)

@@ -23,7 +23,6 @@ from typing import Any
 from ingestion.bundles import ErrorCollector
 from ingestion.importers.checks import checked_spool
 from ingestion.importers.common import (
-    MAX_DOCUMENT_BYTES,
     PASS_REWARD,
     Conversion,
     NativeParams,
@@ -35,7 +34,6 @@ from ingestion.importers.common import (
     check_parameters,
     get,
     kind,
-    load_or_reason,
     manifest,
     number,
     write_bundle,
@@ -59,6 +57,7 @@ from ingestion.importers.harbor_fields import (
     trial_id_key,
 )
 from ingestion.importers.harbor_folder import check_sources, check_unique_ids, own_agent
+from ingestion.importers.native_json import MAX_DOCUMENT_BYTES, load_or_reason
 from ingestion.importers.run_config import run_config_resolve, with_warnings
 
 RESULT_FILE = "result.json"

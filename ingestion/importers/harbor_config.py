@@ -25,8 +25,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ingestion.importers.common import MAX_DOCUMENT_BYTES, is_number, load_or_reason
+from ingestion.importers.common import is_number
 from ingestion.importers.harbor_folder import REFERENCE_AGENTS
+from ingestion.importers.native_json import MAX_DOCUMENT_BYTES, load_or_reason
 from ingestion.importers.run_config import RecordedConfig
 
 CONFIG_FILE = "config.json"

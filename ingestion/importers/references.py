@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ingestion.bundles import BundleRejected
-from ingestion.importers.common import NotJson, load_json, show
+from ingestion.importers.common import show
+from ingestion.importers.native_json import NotJson, load_json
 from ingestion.importers.swebench_entries import entries_of
 
 REGISTRY_FORMAT = "arena-registry/1"

@@ -53,19 +53,18 @@ from ingestion.importers.checks import checked_spool
 from ingestion.importers.common import (
     Conversion,
     NativeParams,
-    NotJson,
     Output,
     UniqueIds,
     check_parameters,
     count,
     is_number,
     kind,
-    load_json,
     manifest,
     number,
     show,
     write_bundle,
 )
+from ingestion.importers.native_json import NotJson, load_json
 from ingestion.importers.run_config import RecordedConfig, run_config_resolve, with_warnings
 from ingestion.importers.swebench_entries import Entry, entries_of, entry_pick
 from ingestion.importers.swebench_figures import figure_notes

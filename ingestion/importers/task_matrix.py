@@ -35,7 +35,6 @@ from ingestion.importers.checks import checked_spool
 from ingestion.importers.common import (
     Conversion,
     NativeParams,
-    NotJson,
     Output,
     ReportCounts,
     UniqueIds,
@@ -43,11 +42,11 @@ from ingestion.importers.common import (
     cut,
     is_number,
     kind,
-    load_json,
     manifest,
     show,
     write_bundle,
 )
+from ingestion.importers.native_json import NotJson, load_json
 from ingestion.importers.run_config import RecordedConfig, run_config_resolve, with_warnings
 
 FORMAT_NAME = "task-matrix"

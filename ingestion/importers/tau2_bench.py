@@ -69,7 +69,6 @@ from ingestion.importers.checks import (
 )
 from ingestion.importers.common import (
     PASS_REWARD,
-    SURROGATE_MESSAGE,
     Conversion,
     NativeParams,
     Output,
@@ -86,10 +85,10 @@ from ingestion.importers.common import (
     number,
     show,
     timestamp,
-    unpaired_surrogate_in_file,
     write_bundle,
 )
 from ingestion.importers.crashes import crash_outcome
+from ingestion.importers.native_json import SURROGATE_MESSAGE, unpaired_surrogate_in_file
 from ingestion.importers.run_config import run_config_resolve, with_warnings
 from ingestion.importers.tau2_reading import (
     RESULTS_FILE,

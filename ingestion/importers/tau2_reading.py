@@ -20,15 +20,16 @@ import ijson
 
 from ingestion.bundles import ErrorCollector, rejected
 from ingestion.bundles.lines import strip_bom
-from ingestion.importers.common import NotJson, get, is_number, kind, load_or_reason
-from ingestion.importers.run_config import RecordedConfig
-from ingestion.importers.tau_bench import (
+from ingestion.importers.common import get, is_number, kind
+from ingestion.importers.native_json import (
     PARSE_BUFFER,
     CappedReader,
-    message_text,
+    NotJson,
+    load_or_reason,
     parse_errors_named,
-    tool_arguments,
 )
+from ingestion.importers.run_config import RecordedConfig
+from ingestion.importers.tau_bench import message_text, tool_arguments
 
 
 def head_keys(head: bytes) -> tuple[set[str], set[str]]:

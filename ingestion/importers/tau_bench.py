@@ -28,27 +28,24 @@ client's connection error or timeout is `infra_error` (the agent was never
 measured), anything else stays the agent's `fail`, and classes the table does not
 know are listed in the conversion's report. The message's words never decide.
 
-The streaming reader (`CappedReader`, `json_error_reason`) and the message helpers
-are shared with the τ²-bench importer.
+The message helpers are shared with the τ²-bench importer.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import ijson
 
 from ingestion.bundles import ErrorCollector, rejected
-from ingestion.bundles.depth import StreamDepth, too_deep, too_deep_message
-from ingestion.bundles.limits import JSON_DEPTH_MAX
+from ingestion.bundles.depth import too_deep
 from ingestion.bundles.lines import strip_bom
 from ingestion.importers.checks import (
     ConvertedRecords,
@@ -58,9 +55,7 @@ from ingestion.importers.checks import (
     native_value,
 )
 from ingestion.importers.common import (
-    MAX_DOCUMENT_BYTES,
     PASS_REWARD,
-    SURROGATE_MESSAGE,
     Conversion,
     NativeParams,
     Output,
@@ -72,18 +67,24 @@ from ingestion.importers.common import (
     dumps,
     kind,
     manifest,
-    reject_constant,
     show,
-    unpaired_surrogate_in_file,
     write_bundle,
 )
 from ingestion.importers.crashes import crash_outcome, exception_class
+from ingestion.importers.native_json import (
+    MAX_DOCUMENT_BYTES,
+    PARSE_BUFFER,
+    SURROGATE_MESSAGE,
+    CappedReader,
+    parse_errors_named,
+    reject_constant,
+    unpaired_surrogate_in_file,
+)
 from ingestion.importers.run_config import RecordedConfig, run_config_resolve, with_warnings
 
 # A trajectory bigger than this goes to its own file instead of inline: a runs.jsonl
 # line is capped (10 MB by default) and one long conversation must not hit the cap.
 INLINE_TRAJECTORY_BYTES = 1024 * 1024
-PARSE_BUFFER = 64 * 1024  # bytes the incremental parser reads at a time
 SOURCE_PREFIX = "tau-bench:"
 _DIGEST_CHARS = 32  # of an item's SHA-256: 128 bits, no two trials collide
 IDENTITY_FIELDS = ("task_id", "trial", "reward", "info", "traj")
@@ -173,57 +174,23 @@ def convert_tau_bench(
 def item_source_id(item: dict[str, Any], model: str) -> str:
     """`tau-bench:<digest>` of the item's identifying content (see the module
     docstring); a crash item without a `traj` adds the model."""
-    identity = {name: _canonical(item.get(name)) for name in IDENTITY_FIELDS}
+    identity = {name: canonical(item.get(name)) for name in IDENTITY_FIELDS}
     if not item.get("traj"):
         identity["model"] = model
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"))  # ASCII: lone surrogates too
     return SOURCE_PREFIX + hashlib.sha256(text.encode()).hexdigest()[:_DIGEST_CHARS]
 
 
-def _canonical(value: Any) -> Any:
+def canonical(value: Any) -> Any:
     """`value` with whole-number floats as integers: `1.0` and `1` are one number, as a
     tool rewriting the file may spell either. (Depth is bounded by the reader.)"""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, list):
-        return [_canonical(v) for v in value]
+        return [canonical(v) for v in value]
     if isinstance(value, dict):
-        return {k: _canonical(v) for k, v in value.items()}
+        return {k: canonical(v) for k, v in value.items()}
     return value
-
-
-class ItemTooDeep(Exception):
-    pass
-
-
-class ItemTooLarge(Exception):
-    pass
-
-
-class CappedReader:
-    """A file read through for ijson that refuses to read more than `cap` bytes (plus
-    one parser buffer) since `mark` was last moved (at the end of an item): no single
-    item fills the memory.
-
-    `levels` is how deep the items sit in the document (1 for a list's items); each
-    item may nest as deep as a bundle record below that.
-    """
-
-    def __init__(self, file: BinaryIO, cap: int, levels: int = 1) -> None:
-        self.file, self.cap = file, cap
-        self.read_bytes = self.mark = 0
-        # Checked before the parser sees the bytes: its path prefixes grow with the
-        # square of the depth (a few hundred KB nested deeply would exhaust the memory).
-        self.depth = StreamDepth(JSON_DEPTH_MAX + levels)
-
-    def read(self, size: int = -1) -> bytes:
-        if self.read_bytes - self.mark > self.cap:
-            raise ItemTooLarge
-        data = self.file.read(PARSE_BUFFER if size < 0 else min(size, PARSE_BUFFER))
-        self.read_bytes += len(data)
-        if self.depth.feed(data):
-            raise ItemTooDeep
-        return data
 
 
 def _tau_items(path: Path, label: str, max_item_bytes: int) -> Iterator[Any]:
@@ -247,37 +214,6 @@ def _tau_items(path: Path, label: str, max_item_bytes: int) -> Iterator[Any]:
                 number += 1
                 yield item
                 reader.mark = reader.read_bytes
-
-
-@contextlib.contextmanager
-def parse_errors_named(label: str, where: Callable[[], str], cap: int) -> Iterator[None]:
-    """A streamed file's parse failures as one named rejection of `label`; `where()`
-    names what was being read (an item, a simulation) when it failed."""
-    try:
-        yield
-    except ItemTooDeep:
-        raise rejected(label, f"{where()} {too_deep_message()}") from None
-    except ItemTooLarge:
-        raise rejected(label, f"{where()} is larger than the limit of {cap:,} bytes") from None
-    except ijson.JSONError as exc:
-        raise rejected(label, f"is not valid JSON ({json_error_reason(exc)})") from None
-    except UnicodeDecodeError:
-        raise rejected(label, "is not UTF-8 text") from None
-
-
-def json_error_reason(exc: Exception) -> str:
-    """The parser's message, with the text it stopped at: `lexical error … at 'NaN]'`."""
-    lines = str(exc).replace("\\n", "\n").strip("b'\n").splitlines() or [type(exc).__name__]
-    reason = lines[0].strip().rstrip(".")
-    if len(lines) >= 3 and "^" in lines[2]:
-        # yajl's caret stands one character past where it stopped.
-        near = lines[1][max(lines[2].index("^") - 1, 0) :][:20].strip()
-        for constant in ("NaN", "Infinity", "-Infinity"):
-            if near.startswith(constant):
-                return f"{constant} is not allowed in JSON"
-        if near:
-            reason = f"{reason} at {near!r}"
-    return reason[:200]
 
 
 @dataclass

@@ -33,19 +33,21 @@ from ingestion.bundles.depth import too_deep, too_deep_message
 from ingestion.bundles.lines import iter_lines
 from ingestion.importers.checks import ConvertedRecords
 from ingestion.importers.common import (
-    SURROGATE_MESSAGE,
     Conversion,
     NativeParams,
-    NotJson,
     Output,
     RunSpool,
     capped_warnings,
-    finite_float,
     kind,
-    reject_constant,
     sessions_manifest,
-    unpaired_surrogate,
     write_sessions_bundle,
+)
+from ingestion.importers.native_json import (
+    SURROGATE_MESSAGE,
+    NotJson,
+    finite_float,
+    reject_constant,
+    unpaired_surrogate,
 )
 from ingestion.importers.transcripts.claude_code_lines import Record, read_record
 from ingestion.importers.transcripts.common import (

@@ -12,7 +12,7 @@ from ingestion.bundles.limits import CONFIRMATIONS, NATIVE_FORMATS, SCENARIOS
 from ingestion.bundles.run_config import FIELDS, run_config_check, run_config_from_pairs
 from ingestion.importers import DESCRIPTIONS, FORMATS, REQUIRED_PARAMS, detect_format
 from ingestion.importers.agentdojo import task_ids_of_version
-from ingestion.importers.common import NotJson, load_json
+from ingestion.importers.native_json import NotJson, load_json
 from ingestion.models import Submission
 from ingestion.services.checking import BundleCheck, bundle_check
 from ingestion.services.intake import (

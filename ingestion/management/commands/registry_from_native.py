@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ingestion.importers.common import NotJson, load_json
+from ingestion.importers.native_json import NotJson, load_json
 from ingestion.importers.references import (
     ReferenceInputError,
     agentdojo_registry,

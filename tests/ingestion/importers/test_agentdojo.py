@@ -16,12 +16,12 @@ import pytest
 from ingestion.bundles import BundleRejected
 from ingestion.importers import NativeParams, convert_agentdojo, convert_native, detect_format
 from ingestion.importers.agentdojo import (
-    agentdojo_turns,
     default_model,
     looks_like,
     source_id,
     task_ids_of_version,
 )
+from ingestion.importers.agentdojo_turns import agentdojo_turns
 from tests.ingestion.importers.agentdojo_builders import (
     AGENTDOJO,
     PIPELINE,
