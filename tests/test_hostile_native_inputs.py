@@ -10,6 +10,7 @@ import json
 import pytest
 
 from ingestion.bundles import BundleRejected
+from ingestion.bundles.fields import UNDERFLOW_MESSAGE as TINY
 from tests.ingestion.importers.builders import (
     harbor,
     job_folder,
@@ -443,3 +444,51 @@ def test_it_still_converts_a_session_with_a_paired_surrogate_escape(tmp_path):
     _, _, [session] = claude_code(path, tmp_path / "out.tar.gz")
 
     assert "\U0001f600 flaky" in session["turns"][0]["text"]
+
+
+# ------------------------------------------------------- numbers read as 0 when streamed
+
+
+def test_it_refuses_a_tau_bench_number_the_parser_would_read_as_zero(tmp_path):
+    item = tau_result(1)
+    item["info"]["user_cost"] = 0.125
+    path = write_tau(tmp_path, [tau_result(0), item])
+    path.write_text(path.read_text().replace("0.125", "1e-400", 1))
+    out = tmp_path / "out.tar.gz"
+
+    errors = refusal(lambda: tau(path, out), out)
+
+    assert errors == [(path.name, None, "", f"item 2 is not valid JSON: the number 1E-400 {TINY}")]
+
+
+def test_it_refuses_a_tau2_bench_number_the_parser_would_read_as_zero(tmp_path):
+    results = tau2_results([tau2_simulation("fix-git", 0, sim_id="sim-a")])
+    results["simulations"][0]["reward_info"]["reward"] = 0.125
+    path = write_tau2(tmp_path, results, name="results.json")
+    path.write_text(path.read_text().replace("0.125", "0." + "0" * 400 + "1", 1))
+    out = tmp_path / "out.tar.gz"
+
+    errors = refusal(lambda: tau2(path, out), out)
+
+    [(file, line, field, message)] = errors
+    assert (file, line, field) == ("results.json", None, "")
+    assert message.startswith("simulation 0 is not valid JSON: the number ") and TINY in message
+
+
+def test_it_still_converts_tau_bench_text_that_only_looks_like_a_tiny_number(tmp_path):
+    # Such text sends the file down the exact-number path: its floats must not change.
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "looks").mkdir()
+    plain = write_tau(tmp_path / "plain", [tau_result(0)])
+    looks = write_tau(tmp_path / "looks", [tau_result(0)])
+    looks.write_text(looks.read_text().replace("Hi, I want", "Hi, 1e-400 I want", 1))
+
+    tau(plain, tmp_path / "plain.tar.gz")
+    tau(looks, tmp_path / "looks.tar.gz")
+
+    [before] = read_back(tmp_path / "plain.tar.gz")[1]
+    [after] = read_back(tmp_path / "looks.tar.gz")[1]
+    assert after.trajectory[0]["text"].startswith("Hi, 1e-400 I want")
+    assert (after.outcome, after.cost_usd, after.tokens) == (
+        before.outcome, before.cost_usd, before.tokens,
+    )  # fmt: skip

@@ -27,6 +27,7 @@ from ingestion.importers.native_json import (
     NotJson,
     load_or_reason,
     parse_errors_named,
+    streamed_events,
 )
 from ingestion.importers.run_config import RecordedConfig
 from ingestion.importers.tau_bench import message_text, tool_arguments
@@ -156,7 +157,7 @@ def _walk(path: Path, label: str, cap: int, stop_at_info: bool = False) -> Itera
         reader = CappedReader(fh, cap, levels=2)
         walker = _EventWalker(reader)
         with parse_errors_named(label, walker.where, cap):
-            for item in walker.walk(ijson.parse(reader, use_float=True, buf_size=PARSE_BUFFER)):
+            for item in walker.walk(streamed_events(reader, path)):
                 yield item
                 if stop_at_info and item[0] == "info":
                     return

@@ -42,8 +42,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import ijson
-
 from ingestion.bundles import ErrorCollector, rejected
 from ingestion.bundles.depth import too_deep
 from ingestion.bundles.lines import strip_bom
@@ -78,6 +76,7 @@ from ingestion.importers.native_json import (
     CappedReader,
     parse_errors_named,
     reject_constant,
+    streamed_items,
     unpaired_surrogate_in_file,
 )
 from ingestion.importers.run_config import RecordedConfig, run_config_resolve, with_warnings
@@ -210,7 +209,7 @@ def _tau_items(path: Path, label: str, max_item_bytes: int) -> Iterator[Any]:
         reader = CappedReader(fh, max_item_bytes)
         number = 0
         with parse_errors_named(label, lambda: f"item {number + 1}", max_item_bytes):
-            for item in ijson.items(reader, "item", use_float=True, buf_size=PARSE_BUFFER):
+            for item in streamed_items(reader, path, "item"):
                 number += 1
                 yield item
                 reader.mark = reader.read_bytes
