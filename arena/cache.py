@@ -1,12 +1,13 @@
 """Cache backends that keep the site up when the cache is not, and count atomically.
 
-`ResilientRedisCache` is Django's Redis cache that never fails a request: while Redis
-cannot be reached every read is a miss and every write is dropped as if done (logged
-once per outage), so pages and the API are built from the database, and what counts
-in the cache alone (allauth's rate limits) lets requests through. After a failure it does not
-try again for RETRY_AFTER_S, so an outage costs a request nothing, not a connect
-attempt each. A counter has no safe stand-in: `incr` (and `decr`) raise CacheUnavailable,
-and the caller (ingestion.throttling) counts elsewhere.
+`ResilientRedisCache` is Django's Redis cache that never fails a request. While Redis
+cannot be reached, each call goes to its FALLBACK cache when one is named (the default
+cache names the database one, so that allauth's rate limits and the upload limit go on
+counting there: an outage must not lift them), and otherwise every read is a miss and
+every write is dropped as if done (the pages cache: pages and the API are then built
+from the database). An outage is logged once. After a failure Redis is not tried again
+for RETRY_AFTER_S, so an outage costs a request no connect attempt. A counter without a
+fallback has no safe stand-in: `incr` raises CacheUnavailable.
 
 `AtomicDatabaseCache` is Django's database cache whose `incr` holds the row
 (SELECT ... FOR UPDATE), so simultaneous increments are never lost.
@@ -22,7 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache import caches
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.db import DatabaseCache
 from django.core.cache.backends.redis import RedisCache
 from django.db import connections, router, transaction
@@ -84,77 +86,72 @@ class ResilientRedisCache(RedisCache):
         super().__init__(server, params)
         location = server if isinstance(server, str) else ",".join(server)
         self._breaker = _breakers.setdefault(location, _Breaker(location))
+        self._fallback: str | None = params.get("FALLBACK")
 
-    def _try(self, call: Callable[[], T], fallback: T) -> T:
-        if not self._breaker.closed():
-            return fallback
-        try:
-            value = call()
-        except RedisError as error:
-            self._breaker.failed(error)
-            return fallback
-        self._breaker.succeeded()
-        return value
+    def _try(self, call: Callable[[BaseCache], T], default: T) -> T:
+        """`call` on Redis; while it cannot be reached, on the FALLBACK cache if one is
+        set, else `default` (what a miss or a dropped write answers)."""
+        if self._breaker.closed():
+            try:
+                value = call(super())
+            except RedisError as error:
+                self._breaker.failed(error)
+            else:
+                self._breaker.succeeded()
+                return value
+        if self._fallback is not None:
+            return call(caches[self._fallback])
+        return default
 
     def reachable(self) -> bool:
         """Whether Redis answers a PING now (the health check's question)."""
-        return self._try(lambda: bool(self._cache.get_client(write=True).ping()), False)
-
-    def get(self, key, default=None, version=None):
-        parent = super()
-        return self._try(lambda: parent.get(key, default, version), default)
-
-    def get_many(self, keys, version=None):
-        parent = super()
-        return self._try(lambda: parent.get_many(keys, version), {})
-
-    def has_key(self, key, version=None):
-        parent = super()
-        return self._try(lambda: parent.has_key(key, version), False)
-
-    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        parent = super()
-        # True, like a `set` that is dropped: a lock taken by `add` (allauth's rate
-        # limits) is then no lock rather than one nobody ever gets.
-        return self._try(lambda: parent.add(key, value, timeout, version), True)
-
-    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        parent = super()
-        self._try(lambda: parent.set(key, value, timeout, version), None)
-
-    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
-        parent = super()
-        return self._try(lambda: parent.set_many(data, timeout, version), list(data))
-
-    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
-        parent = super()
-        return self._try(lambda: parent.touch(key, timeout, version), False)
-
-    def delete(self, key, version=None):
-        parent = super()
-        return self._try(lambda: parent.delete(key, version), False)
-
-    def delete_many(self, keys, version=None):
-        parent = super()
-        self._try(lambda: parent.delete_many(keys, version), None)
-
-    def clear(self):
-        parent = super()
-        return self._try(parent.clear, False)
-
-    def incr(self, key, delta=1, version=None):
-        parent = super()
-        return self._count(lambda: parent.incr(key, delta, version))
-
-    def _count(self, call: Callable[[], int]) -> int:
         if not self._breaker.closed():
-            raise CacheUnavailable(self._breaker.location)
+            return False
         try:
-            value = call()
+            self._cache.get_client(write=True).ping()
         except RedisError as error:
             self._breaker.failed(error)
-            raise CacheUnavailable(self._breaker.location) from error
+            return False
         self._breaker.succeeded()
+        return True
+
+    def get(self, key, default=None, version=None):
+        return self._try(lambda cache: cache.get(key, default, version), default)
+
+    def get_many(self, keys, version=None):
+        return self._try(lambda cache: cache.get_many(keys, version), {})
+
+    def has_key(self, key, version=None):
+        return self._try(lambda cache: cache.has_key(key, version), False)
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        # True, like a `set` that is dropped: a lock taken by `add` is then no lock
+        # rather than one nobody ever gets.
+        return self._try(lambda cache: cache.add(key, value, timeout, version), True)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        self._try(lambda cache: cache.set(key, value, timeout, version), None)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._try(lambda cache: cache.set_many(data, timeout, version), list(data))
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._try(lambda cache: cache.touch(key, timeout, version), False)
+
+    def delete(self, key, version=None):
+        return self._try(lambda cache: cache.delete(key, version), False)
+
+    def delete_many(self, keys, version=None):
+        self._try(lambda cache: cache.delete_many(keys, version), None)
+
+    def clear(self):
+        return self._try(lambda cache: cache.clear(), False)
+
+    def incr(self, key, delta=1, version=None):
+        unavailable = object()
+        value = self._try(lambda cache: cache.incr(key, delta, version), unavailable)
+        if value is unavailable:
+            raise CacheUnavailable(self._breaker.location)
         return value
 
 

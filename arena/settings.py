@@ -352,9 +352,10 @@ if REDIS_CACHE_URL and not REDIS_CACHE_URL.startswith(("redis://", "rediss://", 
     raise ImproperlyConfigured("REDIS_CACHE_URL must be a redis://, rediss:// or unix:// URL")
 if REDIS_CACHE_URL and os.environ.get("CELERY_BROKER_URL") == REDIS_CACHE_URL:
     raise ImproperlyConfigured("REDIS_CACHE_URL must name another Redis database than the broker")
-# Redis that cannot be reached is a cache miss, never an error (arena.cache): pages
-# are then built from the database, and the upload limit counts in the "database"
-# cache below. The database cache's increments are atomic (arena.cache).
+# Redis that cannot be reached is never an error (arena.cache): the default cache then
+# falls back to the "database" cache below, where the rate limits (allauth's, the
+# upload limit's) go on counting; pages are built from the database. The database
+# cache's increments are atomic (arena.cache).
 CACHE_TABLE = "arena_cache"
 PAGES_CACHE_ENTRIES = 300
 _DATABASE_CACHE = {
@@ -364,7 +365,11 @@ _DATABASE_CACHE = {
 }
 CACHES = {
     "default": (
-        {"BACKEND": "arena.cache.ResilientRedisCache", "LOCATION": REDIS_CACHE_URL}
+        {
+            "BACKEND": "arena.cache.ResilientRedisCache",
+            "LOCATION": REDIS_CACHE_URL,
+            "FALLBACK": "database",
+        }
         if REDIS_CACHE_URL
         else _DATABASE_CACHE
     ),
