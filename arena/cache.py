@@ -119,6 +119,7 @@ class ResilientRedisCache(RedisCache):
         return self._try(lambda cache: cache.get(key, default, version), default)
 
     def get_many(self, keys, version=None):
+        keys = list(keys)  # read twice if Redis fails
         return self._try(lambda cache: cache.get_many(keys, version), {})
 
     def has_key(self, key, version=None):
@@ -142,6 +143,7 @@ class ResilientRedisCache(RedisCache):
         return self._try(lambda cache: cache.delete(key, version), False)
 
     def delete_many(self, keys, version=None):
+        keys = list(keys)
         self._try(lambda cache: cache.delete_many(keys, version), None)
 
     def clear(self):

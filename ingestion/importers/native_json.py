@@ -8,6 +8,7 @@ and its failures named by `parse_errors_named`."""
 from __future__ import annotations
 
 import contextlib
+import decimal
 import json
 import math
 import mmap
@@ -227,16 +228,33 @@ def _tiny_number_text(path: Path) -> bool:
     return False
 
 
+# The integers the parser's fast path reads (past them it refuses "integer overflow").
+_INT64 = range(-(2**63), 2**63)
+
+
 def _floats_checked(events: Iterator[tuple[str, str, Any]]) -> Iterator[tuple[str, str, Any]]:
-    for prefix, event, value in events:
-        if event == "number" and not isinstance(value, int):
-            number = float(value)  # the Decimal's nearest float, as the parser's own
-            if not math.isfinite(number):
-                raise NotJson(f"the number {str(value)[:40]} is out of range")
-            if number == 0.0 and value != 0:
-                raise NotJson(f"the number {str(value)[:40]} {UNDERFLOW_MESSAGE}")
-            value = number
-        yield prefix, event, value
+    """The exact path's events with the fast path's numbers: each Decimal as its float,
+    refused where the fast path refuses or would silently read 0."""
+    try:
+        for prefix, event, value in events:
+            if event == "number":
+                value = _as_fast_path_number(value)
+            yield prefix, event, value
+    except decimal.InvalidOperation:  # an exponent past what Decimal holds
+        raise NotJson("a number is out of range") from None
+
+
+def _as_fast_path_number(value: int | decimal.Decimal) -> int | float:
+    if isinstance(value, int):
+        if value not in _INT64:
+            raise NotJson(f"the number {str(value)[:40]} is out of range")
+        return value
+    number = float(value)  # the Decimal's nearest float, as the parser's own
+    if not math.isfinite(number):
+        raise NotJson(f"the number {str(value)[:40]} is out of range")
+    if number == 0.0 and value != 0:
+        raise NotJson(f"the number {str(value)[:40]} {UNDERFLOW_MESSAGE}")
+    return number
 
 
 @contextlib.contextmanager

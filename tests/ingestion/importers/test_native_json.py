@@ -69,3 +69,24 @@ def test_it_streams_events_with_the_numbers_checked(tmp_path):
     path.write_bytes(b"")  # the parser's own word on an empty file, no mapping error
     with path.open("rb") as fh, pytest.raises(ijson.JSONError, match="premature EOF"):
         list(streamed_events(CappedReader(fh, 10), path))
+
+
+@pytest.mark.parametrize("number", [str(2**63), str(-(2**63) - 1), "1e99999999999999999999"])
+def test_it_refuses_on_the_exact_path_what_the_fast_path_refuses(number, tmp_path):
+    with pytest.raises(ijson.JSONError, match="overflow"):
+        _items(tmp_path, f'[{{"n": {number}}}]')
+    # "1e-400" in a string sends the same number down the exact path.
+    with pytest.raises(NotJson, match="out of range"):
+        _items(tmp_path, f'[{{"note": "1e-400", "n": {number}}}]')
+
+
+def test_it_refuses_an_exponent_past_what_an_exact_number_holds(tmp_path):
+    with pytest.raises(NotJson, match="a number is out of range"):
+        _items(tmp_path, '[{"n": 1e-99999999999999999999}]')
+
+
+def test_it_keeps_the_largest_integers_the_fast_path_reads(tmp_path):
+    edges = [2**63 - 1, -(2**63)]
+    assert _items(tmp_path, json.dumps([{"note": "1e-400", "n": edges}])) == [
+        {"note": "1e-400", "n": edges}
+    ]
