@@ -15,31 +15,12 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from arena.cache_settings import caches_setting
+from arena.env import env_bool, env_int
 from ingestion.bundles.limits import BundleLimits
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", BASE_DIR / "var"))
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    if value.lower() in {"1", "true", "yes", "on"}:
-        return True
-    if value.lower() in {"0", "false", "no", "off", ""}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {value!r}")
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from None
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -358,43 +339,9 @@ if REDIS_CACHE_URL and os.environ.get("CELERY_BROKER_URL") == REDIS_CACHE_URL:
 # cache's increments are atomic (arena.cache).
 CACHE_TABLE = "arena_cache"
 PAGES_CACHE_ENTRIES = 300
-_DATABASE_CACHE = {
-    "BACKEND": "arena.cache.AtomicDatabaseCache",
-    "LOCATION": CACHE_TABLE,
-    "OPTIONS": {"MAX_ENTRIES": 5000},
-}
-CACHES = {
-    "default": (
-        {
-            "BACKEND": "arena.cache.ResilientRedisCache",
-            "LOCATION": REDIS_CACHE_URL,
-            "FALLBACK": "database",
-        }
-        if REDIS_CACHE_URL
-        else _DATABASE_CACHE
-    ),
-    # Where rate limits count while the default cache is unreachable.
-    "database": _DATABASE_CACHE,
-    # Rendered pages and API bodies (arena.http_cache) and the snapshot micro-cache:
-    # keyed by immutable snapshot ids, so a per-process copy is correct, and it spares a
-    # database round trip on every page; with Redis configured, Redis (shared by the
-    # processes; bounded by its maxmemory policy and the entries' 600 s timeout).
-    # In memory, at most PAGES_CACHE_ENTRIES entries per process, least recently used
-    # culled first: a board page is ≈240 KB, so ≈70 MB at worst.
-    "pages": (
-        {
-            "BACKEND": "arena.cache.ResilientRedisCache",
-            "LOCATION": REDIS_CACHE_URL,
-            "KEY_PREFIX": "pages",
-        }
-        if REDIS_CACHE_URL
-        else {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "pages",
-            "OPTIONS": {"MAX_ENTRIES": PAGES_CACHE_ENTRIES},
-        }
-    ),
-}
+CACHES = caches_setting(
+    redis_url=REDIS_CACHE_URL, table=CACHE_TABLE, pages_entries=PAGES_CACHE_ENTRIES
+)
 
 # Login throttling (django-axes): ARENA_LOGIN_FAILURE_LIMIT wrong passwords for one
 # username from one address lock that pair out for ARENA_LOGIN_COOLOFF_MINUTES (429);
